@@ -1,0 +1,60 @@
+// A Case: one batch of indexer inputs (config + tensors), laid out like the arguments of
+// SGLang's flash_decode_with_topk_idx. See docs/semantics.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ixo/dtype.hpp"
+
+namespace ixo {
+
+constexpr int kMaxTopk = 2048;
+
+struct Config {
+  int block_size = 128;
+  int topk = 16;
+  int init_blocks = 0;
+  int local_blocks = 1;
+  ScoreType score_type = ScoreType::max;
+  std::optional<double> sm_scale;  // default D^-0.5
+  double q_scale = 1.0;
+  double k_scale = 1.0;
+  KDtype k_dtype = KDtype::bf16;
+  int packed_queries = 1;  // consecutive rows forming one request's verify group
+};
+
+struct Case {
+  Config cfg;
+  // Shapes.
+  std::int64_t R = 0;       // query rows
+  std::int64_t Hq = 1;      // index-Q heads
+  std::int64_t Hk = 1;      // index-K heads
+  std::int64_t D = 128;     // head dim
+  std::int64_t S = 0;       // k_cache slots
+  std::int64_t rows = 0;    // req_to_token rows
+  std::int64_t width = 0;   // req_to_token columns
+  // Tensors (row-major, C order).
+  std::vector<std::uint16_t> q;          // [R, Hq, D] bf16 bits
+  std::vector<std::uint8_t> k_cache;     // [S, Hk, D] raw little-endian elements (bf16: 2 bytes, fp8: 1)
+  std::vector<std::int32_t> req_to_token;// [rows, width]
+  std::vector<std::int64_t> slot_ids;    // [R]
+  std::vector<std::int64_t> seq_lens;    // [R]
+
+  double effective_sm_scale() const;     // sm_scale (or D^-0.5)
+  // Block columns of the score buffer: ceil(width / block_size) (graph-constant maximum).
+  std::int64_t NB() const;
+};
+
+// Per-row facts derived from the inputs (not from any kernel).
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+// Table row of row r, or -1 when the row is inactive (slot outside the table after the
+// [-S, 0) alias) or its length is 0.
+std::int64_t table_row(const Case& c, std::int64_t r);
+std::int64_t row_blocks(const Case& c, std::int64_t r);  // 0 for inactive rows
+
+// Throws InputError naming the first malformed field and its value.
+void validate(const Case& c);
+
+}  // namespace ixo

@@ -1,0 +1,24 @@
+// Case directories: case.json + q.npy, k_cache.npy, req_to_token.npy, slot_ids.npy,
+// seq_lens.npy; outputs topk_idx.npy (int32 [Hq,R,topk]) and scores.npy (float32 [Hq,R,NB]).
+#pragma once
+#include <string>
+
+#include "ixo/case.hpp"
+#include "ixo/observed.hpp"
+#include "ixo/oracle.hpp"
+
+namespace ixo {
+
+Config parse_config_json(const std::string& text);  // unknown keys are errors
+std::string config_to_json(const Config& cfg);
+
+Case load_case(const std::string& dir);             // validates; throws InputError
+void save_case(const Case& c, const std::string& dir);
+
+// Load an implementation's outputs (scores optional: empty path = none) and check shapes.
+Observed load_observed(const Case& c, const std::string& topk_path, const std::string& scores_path);
+void save_observed(const Observed& o, const std::string& dir);
+// The oracle's outputs in the same files (scores as float32).
+Observed expected_as_observed(const Expected& e);
+
+}  // namespace ixo

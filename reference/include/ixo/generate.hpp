@@ -1,0 +1,40 @@
+// Case generators: seeded, deterministic, built from the spec (not from kernel code).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ixo/case.hpp"
+
+namespace ixo {
+
+enum class Values : std::uint8_t {
+  gaussian,   // q, K ~ N(0,1) rounded to the dtype (K stored as value / k_scale)
+  exact,      // tie-free: every block max is a distinct exactly representable value (score max only)
+  near_tie,   // block maxima packed into a narrow band
+};
+
+struct GenSpec {
+  int requests = 2;
+  int draft_rows = 4;                  // rows per request (L_j = prefix + j + 1)
+  std::vector<std::int64_t> prefixes;  // one per request; empty = random in [1, max_prefix]
+  std::int64_t max_prefix = 2000;
+  std::int64_t Hq = 1, Hk = 1, D = 128;
+  Config cfg;                          // packed_queries is set to draft_rows
+  Values values = Values::gaussian;
+  bool permute_slots = true;           // request table rows permuted, never the row/group index, gaps between
+  std::vector<std::int64_t> request_slots;  // explicit table rows (overrides permute_slots)
+  bool permute_tokens = true;          // token slots a random permutation of the cache
+  bool negative_aliases = true;        // some token slots stored as slot - S
+  int padding_requests = 0;            // graph padding: table row 0, prefix 1 (L = 2..ndt+1)
+  int inactive_requests = 0;           // slot ids outside the table
+  std::int64_t extra_width = 8;        // table columns past the longest row
+};
+
+Case generate(const GenSpec& spec, std::uint64_t seed);
+
+// Named presets for `ixo gen` and the default suite.
+std::vector<std::string> preset_names();
+GenSpec preset(const std::string& name);  // throws InputError("preset", name)
+
+}  // namespace ixo
