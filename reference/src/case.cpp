@@ -1,0 +1,94 @@
+#include "ixo/case.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "ixo/error.hpp"
+
+namespace ixo {
+
+namespace {
+std::string str(std::int64_t v) { return std::to_string(v); }
+std::string at(const char* name, std::int64_t i) { return std::string(name) + "[" + str(i) + "]"; }
+}  // namespace
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+double Case::effective_sm_scale() const {
+  return cfg.sm_scale ? *cfg.sm_scale : 1.0 / std::sqrt(static_cast<double>(D));
+}
+
+std::int64_t Case::NB() const { return ceil_div(width, cfg.block_size); }
+
+std::int64_t table_row(const Case& c, std::int64_t r) {
+  const std::int64_t L = c.seq_lens[r];
+  std::int64_t sid = c.slot_ids[r];
+  if (sid < 0 && sid >= -c.S) sid += c.S;  // negative slot ids alias modulo the cache size
+  if (L <= 0 || sid < 0 || sid >= c.rows) return -1;
+  return sid;
+}
+
+std::int64_t row_blocks(const Case& c, std::int64_t r) {
+  return table_row(c, r) < 0 ? 0 : ceil_div(c.seq_lens[r], c.cfg.block_size);
+}
+
+void validate(const Case& c) {
+  const Config& g = c.cfg;
+  if (g.block_size < 1) throw InputError("block_size", "must be >= 1, got " + str(g.block_size));
+  if (g.topk < 1 || g.topk > kMaxTopk)
+    throw InputError("topk", "must be in [1, " + str(kMaxTopk) + "], got " + str(g.topk));
+  if (g.init_blocks < 0) throw InputError("init_blocks", "must be >= 0, got " + str(g.init_blocks));
+  if (g.local_blocks < 0) throw InputError("local_blocks", "must be >= 0, got " + str(g.local_blocks));
+  if (g.packed_queries < 1) throw InputError("packed_queries", "must be >= 1, got " + str(g.packed_queries));
+  if (g.sm_scale && !std::isfinite(*g.sm_scale))
+    throw InputError("sm_scale", "must be finite, got " + std::to_string(*g.sm_scale));
+  if (!std::isfinite(g.q_scale)) throw InputError("q_scale", "must be finite, got " + std::to_string(g.q_scale));
+  if (!std::isfinite(g.k_scale)) throw InputError("k_scale", "must be finite, got " + std::to_string(g.k_scale));
+
+  if (c.R < 0) throw InputError("q", "rows must be >= 0, got " + str(c.R));
+  if (c.Hq < 1) throw InputError("q", "heads (dim 1) must be >= 1, got " + str(c.Hq));
+  if (c.Hk < 1) throw InputError("k_cache", "heads (dim 1) must be >= 1, got " + str(c.Hk));
+  if (c.D < 1) throw InputError("q", "head dim (dim 2) must be >= 1, got " + str(c.D));
+  if (c.Hq % c.Hk != 0)
+    throw InputError("q", "heads Hq=" + str(c.Hq) + " is not a multiple of k_cache heads Hk=" + str(c.Hk));
+  if (c.S < 0 || c.rows < 0 || c.width < 0) throw InputError("k_cache", "negative dimension");
+  if (static_cast<std::int64_t>(c.q.size()) != c.R * c.Hq * c.D)
+    throw InputError("q", "holds " + str(static_cast<std::int64_t>(c.q.size())) + " elements, shape needs " +
+                              str(c.R * c.Hq * c.D));
+  const std::int64_t kbytes = c.S * c.Hk * c.D * element_bytes(g.k_dtype);
+  if (static_cast<std::int64_t>(c.k_cache.size()) != kbytes)
+    throw InputError("k_cache", "holds " + str(static_cast<std::int64_t>(c.k_cache.size())) + " bytes, shape needs " +
+                                    str(kbytes));
+  if (static_cast<std::int64_t>(c.req_to_token.size()) != c.rows * c.width)
+    throw InputError("req_to_token", "holds " + str(static_cast<std::int64_t>(c.req_to_token.size())) +
+                                         " elements, shape needs " + str(c.rows * c.width));
+  if (static_cast<std::int64_t>(c.slot_ids.size()) != c.R)
+    throw InputError("slot_ids", "has " + str(static_cast<std::int64_t>(c.slot_ids.size())) + " entries, q has " +
+                                     str(c.R) + " rows");
+  if (static_cast<std::int64_t>(c.seq_lens.size()) != c.R)
+    throw InputError("seq_lens", "has " + str(static_cast<std::int64_t>(c.seq_lens.size())) + " entries, q has " +
+                                     str(c.R) + " rows");
+  if (c.R % g.packed_queries != 0)
+    throw InputError("packed_queries", str(g.packed_queries) + " does not divide the " + str(c.R) + " rows");
+
+  for (std::int64_t r = 0; r < c.R; ++r) {
+    const std::int64_t L = c.seq_lens[r];
+    if (L < 0) throw InputError(at("seq_lens", r), "is negative: " + str(L));
+    if (L > c.width)
+      throw InputError(at("seq_lens", r), str(L) + " exceeds the req_to_token width " + str(c.width));
+    const std::int64_t p = g.packed_queries;
+    if (r % p != 0 && c.slot_ids[r] != c.slot_ids[r - r % p])
+      throw InputError(at("slot_ids", r), str(c.slot_ids[r]) + " differs from slot_ids[" + str(r - r % p) + "]=" +
+                                              str(c.slot_ids[r - r % p]) + " in the same packed group of " + str(p));
+    const std::int64_t sid = table_row(c, r);
+    if (sid < 0) continue;  // inactive rows read nothing
+    for (std::int64_t t = 0; t < L; ++t) {
+      const std::int64_t s = c.req_to_token[sid * c.width + t];
+      if (s < -c.S || s >= c.S)
+        throw InputError("req_to_token[" + str(sid) + "," + str(t) + "]",
+                         "token slot " + str(s) + " is outside [-" + str(c.S) + ", " + str(c.S) + ") (row " + str(r) + ")");
+    }
+  }
+}
+
+}  // namespace ixo

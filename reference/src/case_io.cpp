@@ -1,0 +1,213 @@
+#include "ixo/case_io.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ixo/error.hpp"
+#include "ixo/npy.hpp"
+
+namespace ixo {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+int json_int(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number_integer()) throw InputError(key, "must be an integer, got " + v.dump());
+  const auto x = v.get<long long>();
+  if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+    throw InputError(key, "out of range: " + v.dump());
+  return static_cast<int>(x);
+}
+
+double json_num(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number()) throw InputError(key, "must be a number, got " + v.dump());
+  return v.get<double>();
+}
+
+std::string json_str(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_string()) throw InputError(key, "must be a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+std::string dims(const std::vector<std::int64_t>& s) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) o += (i ? "," : "") + std::to_string(s[i]);
+  return o + "]";
+}
+
+NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_t rank,
+                     std::initializer_list<const char*> descrs) {
+  NpyArray a = read_npy((fs::path(dir) / (name + ".npy")).string(), name);
+  bool ok = false;
+  std::string want;
+  for (const char* d : descrs) {
+    ok |= a.descr == d;
+    want += std::string(want.empty() ? "" : " or ") + d;
+  }
+  if (!ok) throw InputError(name, "has npy dtype '" + a.descr + "', expected " + want);
+  if (a.shape.size() != rank)
+    throw InputError(name, "has rank " + std::to_string(a.shape.size()) + " (shape " + dims(a.shape) + "), expected " +
+                               std::to_string(rank));
+  return a;
+}
+
+std::vector<std::int64_t> as_int64(const NpyArray& a) {
+  if (a.descr == "<i8") return npy_values<std::int64_t>(a);
+  const auto v = npy_values<std::int32_t>(a);
+  return {v.begin(), v.end()};
+}
+
+}  // namespace
+
+Config parse_config_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError("case.json", std::string("is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + j.dump());
+  static const char* known[] = {"block_size", "topk",    "init_blocks", "local_blocks", "score_type",
+                                "sm_scale",   "q_scale", "k_scale",     "k_dtype",      "packed_queries"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool found = false;
+    for (const char* k : known) found |= it.key() == k;
+    if (!found) throw InputError(it.key(), "unknown key in case.json");
+  }
+  Config c;
+  for (const char* k : {"block_size", "topk", "init_blocks", "local_blocks", "score_type", "k_dtype"})
+    if (!j.contains(k)) throw InputError(k, "missing from case.json");
+  c.block_size = json_int(j, "block_size");
+  c.topk = json_int(j, "topk");
+  c.init_blocks = json_int(j, "init_blocks");
+  c.local_blocks = json_int(j, "local_blocks");
+  c.score_type = parse_score_type(json_str(j, "score_type"));
+  c.k_dtype = parse_kdtype(json_str(j, "k_dtype"));
+  if (j.contains("sm_scale") && !j.at("sm_scale").is_null()) c.sm_scale = json_num(j, "sm_scale");
+  if (j.contains("q_scale")) c.q_scale = json_num(j, "q_scale");
+  if (j.contains("k_scale")) c.k_scale = json_num(j, "k_scale");
+  if (j.contains("packed_queries")) c.packed_queries = json_int(j, "packed_queries");
+  return c;
+}
+
+std::string config_to_json(const Config& c) {
+  json j;
+  j["block_size"] = c.block_size;
+  j["topk"] = c.topk;
+  j["init_blocks"] = c.init_blocks;
+  j["local_blocks"] = c.local_blocks;
+  j["score_type"] = std::string(to_string(c.score_type));
+  if (c.sm_scale) j["sm_scale"] = *c.sm_scale;
+  j["q_scale"] = c.q_scale;
+  j["k_scale"] = c.k_scale;
+  j["k_dtype"] = std::string(to_string(c.k_dtype));
+  j["packed_queries"] = c.packed_queries;
+  return j.dump(2) + "\n";
+}
+
+Case load_case(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw InputError("case", "'" + dir + "' is not a directory");
+  std::ifstream in(fs::path(dir) / "case.json");
+  if (!in) throw InputError("case.json", "missing in '" + dir + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Case c;
+  c.cfg = parse_config_json(ss.str());
+
+  const NpyArray q = read_tensor(dir, "q", 3, {"<u2", "<i2"});
+  const bool fp8 = is_fp8(c.cfg.k_dtype);
+  const NpyArray k = fp8 ? read_tensor(dir, "k_cache", 3, {"|u1", "|i1"}) : read_tensor(dir, "k_cache", 3, {"<u2", "<i2"});
+  const NpyArray t = read_tensor(dir, "req_to_token", 2, {"<i4"});
+  const NpyArray s = read_tensor(dir, "slot_ids", 1, {"<i8", "<i4"});
+  const NpyArray l = read_tensor(dir, "seq_lens", 1, {"<i4", "<i8"});
+
+  c.R = q.shape[0];
+  c.Hq = q.shape[1];
+  c.D = q.shape[2];
+  c.S = k.shape[0];
+  c.Hk = k.shape[1];
+  if (k.shape[2] != c.D)
+    throw InputError("k_cache", "head dim " + std::to_string(k.shape[2]) + " does not match q head dim " + std::to_string(c.D));
+  c.rows = t.shape[0];
+  c.width = t.shape[1];
+  if (s.shape[0] != c.R)
+    throw InputError("slot_ids", "shape " + dims(s.shape) + " does not match q rows " + std::to_string(c.R));
+  if (l.shape[0] != c.R)
+    throw InputError("seq_lens", "shape " + dims(l.shape) + " does not match q rows " + std::to_string(c.R));
+  c.q = npy_values<std::uint16_t>(q);
+  c.k_cache = k.data;
+  c.req_to_token = npy_values<std::int32_t>(t);
+  c.slot_ids = as_int64(s);
+  c.seq_lens = as_int64(l);
+  validate(c);
+  return c;
+}
+
+void save_case(const Case& c, const std::string& dir) {
+  fs::create_directories(dir);
+  std::ofstream(fs::path(dir) / "case.json") << config_to_json(c.cfg);
+  auto p = [&](const char* n) { return (fs::path(dir) / n).string(); };
+  write_npy(p("q.npy"), "<u2", {c.R, c.Hq, c.D}, c.q.data(), c.q.size() * 2);
+  write_npy(p("k_cache.npy"), is_fp8(c.cfg.k_dtype) ? "|u1" : "<u2", {c.S, c.Hk, c.D}, c.k_cache.data(), c.k_cache.size());
+  write_npy(p("req_to_token.npy"), "<i4", {c.rows, c.width}, c.req_to_token.data(), c.req_to_token.size() * 4);
+  write_npy(p("slot_ids.npy"), "<i8", {c.R}, c.slot_ids.data(), c.slot_ids.size() * 8);
+  write_npy(p("seq_lens.npy"), "<i8", {c.R}, c.seq_lens.data(), c.seq_lens.size() * 8);
+}
+
+Observed load_observed(const Case& c, const std::string& topk_path, const std::string& scores_path) {
+  Observed o;
+  const NpyArray t = read_npy(topk_path, "topk_idx");
+  if (t.descr != "<i4") throw InputError("topk_idx", "has npy dtype '" + t.descr + "', expected <i4 (int32)");
+  if (t.shape.size() != 3 || t.shape[0] != c.Hq || t.shape[1] != c.R || t.shape[2] != c.cfg.topk)
+    throw InputError("topk_idx", "shape " + dims(t.shape) + ", expected [" + std::to_string(c.Hq) + "," +
+                                     std::to_string(c.R) + "," + std::to_string(c.cfg.topk) + "] (Hq, R, topk)");
+  o.Hq = c.Hq;
+  o.R = c.R;
+  o.topk = c.cfg.topk;
+  o.topk_idx = npy_values<std::int32_t>(t);
+  if (!scores_path.empty()) {
+    const NpyArray s = read_npy(scores_path, "scores");
+    if (s.descr != "<f4") throw InputError("scores", "has npy dtype '" + s.descr + "', expected <f4 (float32)");
+    std::int64_t need = 0;
+    for (std::int64_t r = 0; r < c.R; ++r) need = std::max(need, row_blocks(c, r));
+    if (s.shape.size() != 3 || s.shape[0] != c.Hq || s.shape[1] != c.R || s.shape[2] < need)
+      throw InputError("scores", "shape " + dims(s.shape) + ", expected [" + std::to_string(c.Hq) + "," +
+                                     std::to_string(c.R) + ",NB] with NB >= " + std::to_string(need));
+    o.has_scores = true;
+    o.NB = s.shape[2];
+    o.scores = npy_values<float>(s);
+  }
+  return o;
+}
+
+void save_observed(const Observed& o, const std::string& dir) {
+  fs::create_directories(dir);
+  write_npy((fs::path(dir) / "topk_idx.npy").string(), "<i4", {o.Hq, o.R, o.topk}, o.topk_idx.data(),
+            o.topk_idx.size() * 4);
+  if (o.has_scores)
+    write_npy((fs::path(dir) / "scores.npy").string(), "<f4", {o.Hq, o.R, o.NB}, o.scores.data(), o.scores.size() * 4);
+}
+
+Observed expected_as_observed(const Expected& e) {
+  Observed o;
+  o.Hq = e.Hq;
+  o.R = e.R;
+  o.topk = e.topk;
+  o.topk_idx = e.topk_idx;
+  o.has_scores = true;
+  o.NB = e.NB;
+  o.scores.resize(e.score.size());
+  for (std::size_t i = 0; i < e.score.size(); ++i) o.scores[i] = static_cast<float>(e.score[i]);
+  return o;
+}
+
+}  // namespace ixo

@@ -1,0 +1,271 @@
+// Seeded case generators built from the spec: verify rows (L_j = prefix + j + 1),
+// permuted and gapped slot tables, permuted token slots with negative aliases, graph
+// padding and inactive requests, and three value families (gaussian, tie-free exact,
+// near-tie).
+#include "ixo/generate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "ixo/error.hpp"
+
+namespace ixo {
+
+namespace {
+
+using Rng = std::mt19937_64;
+
+std::int64_t uniform(Rng& g, std::int64_t lo, std::int64_t hi) {  // inclusive
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(g);
+}
+
+// A random prefix: half of the time just around a block boundary (m*bs + {-2,-1,0,+1}).
+std::int64_t random_prefix(Rng& g, std::int64_t max_prefix, int bs) {
+  if (uniform(g, 0, 1) == 0 && max_prefix > bs + 2) {
+    const std::int64_t m = uniform(g, 1, std::max<std::int64_t>(1, (max_prefix - 2) / bs));
+    return std::max<std::int64_t>(1, m * bs + uniform(g, -2, 1));
+  }
+  return uniform(g, 1, std::max<std::int64_t>(1, max_prefix));
+}
+
+enum class Kind { real, padding, inactive };
+
+struct Request {
+  Kind kind;
+  std::int64_t prefix;
+  std::int64_t slot;  // value stored in slot_ids
+};
+
+// Stores one K element value into the cache (value is already in stored units).
+void put_k(Case& c, std::size_t idx, float v) {
+  if (is_fp8(c.cfg.k_dtype)) {
+    c.k_cache[idx] = float_to_fp8(v, c.cfg.k_dtype);
+  } else {
+    const std::uint16_t b = float_to_bf16_bits(v);
+    c.k_cache[2 * idx] = static_cast<std::uint8_t>(b & 0xff);
+    c.k_cache[2 * idx + 1] = static_cast<std::uint8_t>(b >> 8);
+  }
+}
+
+// Moderate finite fp8 codes (|v| in [2^-6, 8] or 0): sampled uniformly for fast fills.
+std::vector<std::uint8_t> moderate_codes(KDtype t) {
+  std::vector<std::uint8_t> out;
+  for (int c = 0; c < 256; ++c) {
+    const float v = fp8_table(t)[c];
+    if (std::isfinite(v) && (v == 0.0f || (std::fabs(v) >= 0x1p-6f && std::fabs(v) <= 8.0f)))
+      out.push_back(static_cast<std::uint8_t>(c));
+  }
+  return out;
+}
+
+void fill_gaussian(Case& c, Rng& g) {
+  std::normal_distribution<float> n01(0.0f, 1.0f);
+  std::mt19937 fast(static_cast<std::uint32_t>(g()));
+  if (is_fp8(c.cfg.k_dtype)) {
+    const auto codes = moderate_codes(c.cfg.k_dtype);
+    std::uniform_int_distribution<std::size_t> pick(0, codes.size() - 1);
+    for (auto& b : c.k_cache) b = codes[pick(fast)];
+  } else {
+    const float inv = static_cast<float>(1.0 / c.cfg.k_scale);
+    for (std::size_t i = 0; i < c.k_cache.size() / 2; ++i) put_k(c, i, n01(fast) * inv);
+  }
+  for (auto& q : c.q) q = float_to_bf16_bits(n01(fast));
+}
+
+// Near ties: every token of a request is one base vector with a one-step change in a
+// single element, so block maxima crowd into a band a few ulps wide.
+void fill_near_tie(Case& c, Rng& g) {
+  fill_gaussian(c, g);
+  const std::size_t row = static_cast<std::size_t>(c.D);
+  std::vector<std::uint8_t> base(c.k_cache.begin(), c.k_cache.begin() + static_cast<std::ptrdiff_t>(row * element_bytes(c.cfg.k_dtype)));
+  for (std::int64_t s = 0; s < c.S * c.Hk; ++s) {
+    const std::size_t off = static_cast<std::size_t>(s) * row;
+    const std::int64_t d = uniform(g, 0, c.D - 1);
+    if (is_fp8(c.cfg.k_dtype)) {
+      std::copy(base.begin(), base.end(), c.k_cache.begin() + static_cast<std::ptrdiff_t>(off));
+      std::uint8_t& code = c.k_cache[off + static_cast<std::size_t>(d)];
+      const int step = static_cast<int>(uniform(g, -1, 1));
+      const int nc = code + step;
+      if ((nc & 0x7f) != 0x7f && (nc & 0x80) == (code & 0x80) && nc != 0x80 && std::isfinite(fp8_table(c.cfg.k_dtype)[nc & 0xff]))
+        code = static_cast<std::uint8_t>(nc);
+    } else {
+      std::copy(base.begin(), base.end(), c.k_cache.begin() + static_cast<std::ptrdiff_t>(2 * off));
+      std::uint16_t b = static_cast<std::uint16_t>(c.k_cache[2 * (off + d)] | (c.k_cache[2 * (off + d) + 1] << 8));
+      b = static_cast<std::uint16_t>(b + uniform(g, -1, 1));
+      c.k_cache[2 * (off + d)] = static_cast<std::uint8_t>(b & 0xff);
+      c.k_cache[2 * (off + d) + 1] = static_cast<std::uint8_t>(b >> 8);
+    }
+  }
+}
+
+// Tie-free exact values (score max): q rows are +-1 on a disjoint slice of dims per
+// head of a kv group, K elements are small integers (exact in every dtype), and every
+// token of block b of a request has slice sum level[b], a distinct integer. So each
+// block max is an exact, distinct integer times the logit scale.
+void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs, const std::vector<std::vector<std::int64_t>>& tokens) {
+  const std::int64_t gqa = c.Hq / c.Hk;
+  const std::int64_t slice = c.D / gqa;
+  const int kmax = c.cfg.k_dtype == KDtype::e5m2 ? 8 : 16;
+  const std::int64_t M = slice * kmax;
+  for (std::int64_t r = 0; r < c.R; ++r)
+    for (std::int64_t h = 0; h < c.Hq; ++h) {
+      const std::int64_t j = h % gqa;
+      const float sign = uniform(g, 0, 1) ? 1.0f : -1.0f;
+      for (std::int64_t d = 0; d < c.D; ++d)
+        c.q[static_cast<std::size_t>((r * c.Hq + h) * c.D + d)] =
+            float_to_bf16_bits(d >= j * slice && d < (j + 1) * slice ? sign : 0.0f);
+    }
+  std::fill(c.k_cache.begin(), c.k_cache.end(), 0);
+  std::vector<std::int64_t> pool(static_cast<std::size_t>(2 * M + 1));
+  std::iota(pool.begin(), pool.end(), -M);
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    const auto& toks = tokens[i];
+    const std::int64_t nblocks = ceil_div(static_cast<std::int64_t>(toks.size()), c.cfg.block_size);
+    if (nblocks > 2 * M + 1)
+      throw InputError("values", "exact generator supports at most " + std::to_string(2 * M + 1) + " blocks per request, got " +
+                                     std::to_string(nblocks));
+    for (std::int64_t kvh = 0; kvh < c.Hk; ++kvh)
+      for (std::int64_t j = 0; j < gqa; ++j) {
+        std::shuffle(pool.begin(), pool.end(), g);
+        for (std::size_t t = 0; t < toks.size(); ++t) {
+          const std::int64_t level = pool[t / static_cast<std::size_t>(c.cfg.block_size)];
+          // Random integer vector over the slice with sum == level, entries in [-kmax, kmax].
+          std::vector<int> v(static_cast<std::size_t>(slice));
+          std::int64_t sum = 0;
+          for (auto& x : v) sum += (x = static_cast<int>(uniform(g, -kmax / 2, kmax / 2)));
+          while (sum != level) {
+            const std::size_t k = static_cast<std::size_t>(uniform(g, 0, slice - 1));
+            if (sum < level && v[k] < kmax) ++v[k], ++sum;
+            if (sum > level && v[k] > -kmax) --v[k], --sum;
+          }
+          const std::int64_t slot = toks[t];
+          for (std::int64_t d = 0; d < slice; ++d)
+            put_k(c, static_cast<std::size_t>((slot * c.Hk + kvh) * c.D + j * slice + d),
+                  static_cast<float>(v[static_cast<std::size_t>(d)]));
+        }
+      }
+  }
+}
+
+}  // namespace
+
+Case generate(const GenSpec& spec, std::uint64_t seed) {
+  Rng g(seed);
+  Case c;
+  c.cfg = spec.cfg;
+  c.cfg.packed_queries = spec.draft_rows;
+  c.Hq = spec.Hq;
+  c.Hk = spec.Hk;
+  c.D = spec.D;
+  if (spec.requests < 0 || spec.draft_rows < 1 || spec.Hq % spec.Hk != 0)
+    throw InputError("spec", "requests >= 0, draft_rows >= 1 and Hk | Hq required");
+  const int bs = c.cfg.block_size;
+
+  // Requests: real ones, graph padding (table row 0, prefix 1), inactive (slot outside the table).
+  std::vector<Request> reqs;
+  for (int i = 0; i < spec.requests; ++i) {
+    const std::int64_t p = spec.prefixes.empty() ? random_prefix(g, spec.max_prefix, bs)
+                                                 : spec.prefixes[static_cast<std::size_t>(i) % spec.prefixes.size()];
+    reqs.push_back({Kind::real, p, 0});
+  }
+  for (int i = 0; i < spec.inactive_requests; ++i) {
+    const auto pos = static_cast<std::ptrdiff_t>(uniform(g, 0, static_cast<std::int64_t>(reqs.size())));
+    reqs.insert(reqs.begin() + pos, Request{Kind::inactive, random_prefix(g, spec.max_prefix, bs), 0});
+  }
+  for (int i = 0; i < spec.padding_requests; ++i) reqs.push_back({Kind::padding, 1, 0});
+
+  const std::int64_t nreq = static_cast<std::int64_t>(reqs.size());
+  c.rows = 2 * nreq + 3;  // unused table rows between the used ones
+  // Table rows for real requests: never row 0 (padding's), never the request or row index.
+  std::vector<std::int64_t> free_rows(static_cast<std::size_t>(c.rows - 1));
+  std::iota(free_rows.begin(), free_rows.end(), 1);
+  std::shuffle(free_rows.begin(), free_rows.end(), g);
+  std::size_t next_free = 0, next_explicit = 0;
+  for (std::int64_t i = 0; i < nreq; ++i) {
+    Request& q = reqs[static_cast<std::size_t>(i)];
+    if (q.kind == Kind::padding) continue;
+    if (q.kind == Kind::inactive) continue;
+    if (!spec.request_slots.empty()) {
+      q.slot = spec.request_slots[next_explicit++ % spec.request_slots.size()];
+      if (q.slot < 0) throw InputError("request_slots", "must be >= 0, got " + std::to_string(q.slot));
+      c.rows = std::max(c.rows, q.slot + 1);
+      continue;
+    }
+    if (!spec.permute_slots) {
+      q.slot = i + 1;
+      continue;
+    }
+    auto bad = [&](std::int64_t s) { return s == i || (s >= i * spec.draft_rows && s < (i + 1) * spec.draft_rows); };
+    std::size_t k = next_free;
+    while (k < free_rows.size() && bad(free_rows[k])) ++k;
+    if (k == free_rows.size()) k = next_free;
+    std::swap(free_rows[k], free_rows[next_free]);
+    q.slot = free_rows[next_free++];
+  }
+
+  // Lengths and the table width.
+  std::int64_t max_len = 1;
+  for (const auto& q : reqs) max_len = std::max(max_len, q.prefix + spec.draft_rows);
+  c.width = max_len + spec.extra_width;
+
+  // Token slots: each used (table row, position) gets its own cache slot; a random
+  // permutation when asked, some stored as negative aliases (slot - S).
+  std::vector<std::int64_t> used_rows;
+  std::vector<std::int64_t> used_len(static_cast<std::size_t>(c.rows), 0);
+  for (const auto& q : reqs)
+    if (q.kind != Kind::inactive) used_len[static_cast<std::size_t>(q.slot)] = std::max(used_len[static_cast<std::size_t>(q.slot)], q.prefix + spec.draft_rows);
+  c.S = std::max<std::int64_t>(1, std::accumulate(used_len.begin(), used_len.end(), std::int64_t{0}));
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(c.S));
+  std::iota(perm.begin(), perm.end(), 0);
+  if (spec.permute_tokens) std::shuffle(perm.begin(), perm.end(), g);
+  c.req_to_token.assign(static_cast<std::size_t>(c.rows * c.width), 0);
+  std::vector<std::vector<std::int64_t>> row_tokens(static_cast<std::size_t>(c.rows));
+  std::size_t next_slot = 0;
+  for (std::int64_t row = 0; row < c.rows; ++row)
+    for (std::int64_t t = 0; t < c.width; ++t) {
+      std::int64_t s;
+      if (t < used_len[static_cast<std::size_t>(row)]) {
+        s = perm[next_slot++];
+        row_tokens[static_cast<std::size_t>(row)].push_back(s);
+      } else {
+        s = uniform(g, 0, c.S - 1);  // never read: any valid slot
+      }
+      if (spec.negative_aliases && uniform(g, 0, 3) == 0) s -= c.S;
+      c.req_to_token[static_cast<std::size_t>(row * c.width + t)] = static_cast<std::int32_t>(s);
+    }
+  // Inactive requests: slot ids past the table, or -1 (aliases S-1, past the table too
+  // whenever S > rows; otherwise use rows + 1).
+  for (auto& q : reqs)
+    if (q.kind == Kind::inactive) q.slot = (uniform(g, 0, 1) && c.S - 1 >= c.rows) ? -1 : c.rows + uniform(g, 0, 5);
+
+  // Rows.
+  c.R = nreq * spec.draft_rows;
+  for (const auto& q : reqs)
+    for (int j = 0; j < spec.draft_rows; ++j) {
+      c.slot_ids.push_back(q.slot);
+      c.seq_lens.push_back(q.prefix + j + 1);
+    }
+  c.q.assign(static_cast<std::size_t>(c.R * c.Hq * c.D), 0);
+  c.k_cache.assign(static_cast<std::size_t>(c.S * c.Hk * c.D * element_bytes(c.cfg.k_dtype)), 0);
+  switch (spec.values) {
+    case Values::gaussian: fill_gaussian(c, g); break;
+    case Values::near_tie: fill_near_tie(c, g); break;
+    case Values::exact: {
+      std::vector<std::vector<std::int64_t>> toks;
+      std::vector<Request> real;
+      for (const auto& q : reqs)
+        if (q.kind != Kind::inactive) {
+          real.push_back(q);
+          toks.push_back(row_tokens[static_cast<std::size_t>(q.slot)]);
+        }
+      fill_exact(c, g, real, toks);
+      break;
+    }
+  }
+  validate(c);
+  return c;
+}
+
+}  // namespace ixo

@@ -1,0 +1,62 @@
+// Pieces the naive and the fast oracle share: the exact logit scale, the error bounds,
+// the block reductions and the forcing rule. See docs/error-bounds.md for tau.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+
+#include "ixo/case.hpp"
+#include "ixo/oracle.hpp"
+
+namespace ixo::detail {
+
+constexpr double kU = 0x1p-24;  // fp32 unit roundoff
+
+// Exact (float64) logit multiplier: sm_scale * q_scale * log2(e) * k_scale.
+inline double logit_scale(const Case& c) {
+  return c.effective_sm_scale() * c.cfg.q_scale * std::numbers::log2e * c.cfg.k_scale;
+}
+
+// gamma_n with a doubled unit roundoff (allows truncating tensor-core accumulation).
+inline double gamma2(std::int64_t n) {
+  const double nu = static_cast<double>(n) * 2 * kU;
+  return nu / (1 - nu);
+}
+
+// Bound on |fp32 kernel logit - exact logit| for one token, given sum |q_i k_i|.
+inline double logit_tau(double abs_dot, double abs_scale, std::int64_t D) {
+  return abs_scale * (abs_dot * (gamma2(D) + 10 * kU) + static_cast<double>(D) * 0x1p-149);
+}
+
+// Extra bound for a log2-sum-exp block score over n tokens computed in fp32 with
+// approximate exp2/log2 (relative 2^-21 each), on top of the largest logit bound.
+inline double lse_tau_extra(std::int64_t n, double S) {
+  const double nu = static_cast<double>(n) * kU;
+  const double sum_rel = 0x1p-20 + 2 * (nu / (1 - nu)) + 4 * kU;
+  return sum_rel / std::numbers::ln2 + 0x1p-20 + 2 * kU * std::fabs(S);
+}
+
+inline void apply_forcing(const Case& c, Expected& e, std::int64_t h, std::int64_t r) {
+  const std::int64_t nb = e.nb[r];
+  const std::int64_t local_start = std::max<std::int64_t>(0, nb - c.cfg.local_blocks);
+  for (std::int64_t b = 0; b < nb; ++b) {
+    double v;
+    if (b >= local_start)
+      v = forced_local_value();
+    else if (b < c.cfg.init_blocks)
+      v = forced_init_value();
+    else
+      continue;
+    e.score[e.at(h, r, b)] = v;
+    e.tau[e.at(h, r, b)] = 0;
+    e.forced[e.at(h, r, b)] = 1;
+  }
+}
+
+// Allocates an Expected with nb per row and -inf / zero cells.
+Expected make_expected(const Case& c);
+// Forcing and selection once every block score is in place.
+void finish_expected(const Case& c, Expected& e);
+
+}  // namespace ixo::detail

@@ -1,0 +1,108 @@
+// The naive oracle: one loop per (head, row, block, token, dim), float64 throughout.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ixo/dtype.hpp"
+#include "oracle_detail.hpp"
+
+namespace ixo {
+
+namespace detail {
+
+Expected make_expected(const Case& c) {
+  Expected e;
+  e.Hq = c.Hq;
+  e.R = c.R;
+  e.NB = c.NB();
+  e.topk = c.cfg.topk;
+  e.nb.resize(c.R);
+  for (std::int64_t r = 0; r < c.R; ++r) e.nb[r] = row_blocks(c, r);
+  const std::size_t cells = static_cast<std::size_t>(c.Hq * c.R * e.NB);
+  e.score.assign(cells, -std::numeric_limits<double>::infinity());
+  e.tau.assign(cells, 0.0);
+  e.forced.assign(cells, 0);
+  e.topk_idx.assign(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk), -1);
+  return e;
+}
+
+void finish_expected(const Case& c, Expected& e) {
+  for (std::int64_t h = 0; h < c.Hq; ++h)
+    for (std::int64_t r = 0; r < c.R; ++r) {
+      apply_forcing(c, e, h, r);
+      select_topk(&e.score[e.at(h, r, 0)], e.nb[r], c.cfg.topk, &e.topk_idx[(h * c.R + r) * c.cfg.topk]);
+    }
+}
+
+}  // namespace detail
+
+double forced_init_value() { return static_cast<double>(1e30f); }
+double forced_local_value() { return static_cast<double>(1e29f); }
+
+namespace {
+
+// Exact value of K element (slot, head, i).
+double k_value(const Case& c, std::int64_t slot, std::int64_t kvh, std::int64_t i) {
+  const std::size_t idx = static_cast<std::size_t>((slot * c.Hk + kvh) * c.D + i);
+  if (c.cfg.k_dtype == KDtype::bf16) {
+    const std::uint16_t bits = static_cast<std::uint16_t>(c.k_cache[2 * idx] | (c.k_cache[2 * idx + 1] << 8));
+    return bf16_bits_to_float(bits);
+  }
+  return fp8_to_float(c.k_cache[idx], c.cfg.k_dtype);
+}
+
+}  // namespace
+
+Expected oracle_naive(const Case& c) {
+  validate(c);
+  Expected e = detail::make_expected(c);
+  const double scale = detail::logit_scale(c);
+  const std::int64_t bs = c.cfg.block_size;
+  const bool lse = c.cfg.score_type == ScoreType::lse;
+  for (std::int64_t h = 0; h < c.Hq; ++h) {
+    const std::int64_t kvh = h / (c.Hq / c.Hk);
+    for (std::int64_t r = 0; r < c.R; ++r) {
+      const std::int64_t sid = table_row(c, r);
+      const std::int64_t L = c.seq_lens[r];
+      const std::uint16_t* q = &c.q[static_cast<std::size_t>((r * c.Hq + h) * c.D)];
+      for (std::int64_t b = 0; b < e.nb[r]; ++b) {
+        std::vector<double> logits, taus;
+        for (std::int64_t t = b * bs; t < std::min((b + 1) * bs, L); ++t) {
+          std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t)];
+          if (slot < 0) slot += c.S;
+          double dot = 0, adot = 0;
+          for (std::int64_t i = 0; i < c.D; ++i) {
+            const double qi = bf16_bits_to_float(q[i]);
+            const double ki = k_value(c, slot, kvh, i);
+            dot += qi * ki;
+            adot += std::fabs(qi) * std::fabs(ki);
+          }
+          logits.push_back(dot * scale);
+          taus.push_back(detail::logit_tau(adot, std::fabs(scale), c.D));
+        }
+        // Block score: max, or log2-sum-exp, over the row's own visible tokens.
+        double m = -std::numeric_limits<double>::infinity(), tau = 0;
+        bool nan = false;
+        for (std::size_t j = 0; j < logits.size(); ++j) {
+          nan |= std::isnan(logits[j]);
+          m = std::max(m, logits[j]);
+          tau = std::max(tau, taus[j]);
+        }
+        double S = m;
+        if (lse && std::isfinite(m)) {
+          double sum = 0;
+          for (double s : logits) sum += std::exp2(s - m);
+          S = m + std::log2(sum);
+          tau += detail::lse_tau_extra(static_cast<std::int64_t>(logits.size()), S);
+        }
+        if (nan) S = std::numeric_limits<double>::quiet_NaN();
+        e.score[e.at(h, r, b)] = S;
+        e.tau[e.at(h, r, b)] = tau;
+      }
+    }
+  }
+  detail::finish_expected(c, e);
+  return e;
+}
+
+}  // namespace ixo

@@ -1,0 +1,189 @@
+#include "ixo/verdict.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+
+namespace ixo {
+
+namespace {
+
+std::uint32_t bits_of(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// Ranking value: NaN ranks lowest.
+double rank_value(double s) { return std::isnan(s) ? -std::numeric_limits<double>::infinity() : s; }
+
+void fail(Verdict& v, const JudgeOptions& opt, std::string msg) {
+  v.pass = false;
+  ++v.failures;
+  if (static_cast<int>(v.reports.size()) < opt.max_reports) v.reports.push_back(std::move(msg));
+}
+
+std::vector<std::int32_t> row_ids(const std::int32_t* p, std::int64_t n) { return {p, p + n}; }
+
+}  // namespace
+
+std::string Verdict::summary() const {
+  std::string s = pass ? "PASS" : "FAIL";
+  s += fmt::format(": {} (head,row) pairs checked, {} tie swaps within tau, {} failures", rows_checked, tie_swaps, failures);
+  for (const auto& r : reports) s += "\n  " + r;
+  if (failures > static_cast<std::int64_t>(reports.size()))
+    s += fmt::format("\n  ... and {} more", failures - static_cast<std::int64_t>(reports.size()));
+  return s;
+}
+
+bool score_cell_written(const Expected& e, std::int64_t r, std::int64_t b) {
+  return e.nb[r] > e.topk && b < e.nb[r];
+}
+
+Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOptions& opt) {
+  Verdict v;
+  if (o.Hq != e.Hq || o.R != e.R || o.topk != e.topk ||
+      static_cast<std::int64_t>(o.topk_idx.size()) != e.Hq * e.R * e.topk) {
+    fail(v, opt, fmt::format("structure: topk_idx shape [{},{},{}] ({} values), expected [{},{},{}]", o.Hq, o.R, o.topk,
+                             o.topk_idx.size(), e.Hq, e.R, e.topk));
+    return v;
+  }
+  const std::int64_t K = e.topk;
+  for (std::int64_t h = 0; h < e.Hq; ++h) {
+    for (std::int64_t r = 0; r < e.R; ++r) {
+      ++v.rows_checked;
+      const std::int64_t nb = e.nb[r];
+      const auto ids = row_ids(&o.topk_idx[(h * e.R + r) * K], K);
+      const auto want = row_ids(&e.topk_idx[(h * e.R + r) * K], K);
+      const std::string where = fmt::format("head {} row {} (L={}, nb={})", h, r, c.seq_lens[r], nb);
+      // Tier 1: min(topk, nb) distinct ascending ids in [0, nb), then -1.
+      const std::int64_t k_eff = std::min(K, nb);
+      bool ok = true;
+      for (std::int64_t i = 0; i < K && ok; ++i) {
+        if (i < k_eff)
+          ok = ids[i] >= 0 && ids[i] < nb && (i == 0 || ids[i] > ids[i - 1]);
+        else
+          ok = ids[i] == -1;
+      }
+      if (!ok) {
+        fail(v, opt, fmt::format("structure: {}: ids {} must be {} ascending distinct ids in [0,{}) then -1; expected {}",
+                                 where, ids, k_eff, nb, want));
+        continue;
+      }
+      if (nb <= K || ids == want) continue;
+      if (opt.exact_ids) {
+        fail(v, opt, fmt::format("exact ids: {}: expected {} observed {}", where, want, ids));
+        continue;
+      }
+      // Tier 2: a valid selection is the top-k of some scores within tau of the oracle's:
+      // min over selected (S + tau) >= max over unselected (S - tau).
+      const double* S = &e.score[e.at(h, r, 0)];
+      const double* T = &e.tau[e.at(h, r, 0)];
+      std::set<std::int32_t> chosen(ids.begin(), ids.end());
+      double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+      std::int32_t lo_b = -1, hi_b = -1;
+      for (std::int32_t b = 0; b < nb; ++b) {
+        if (chosen.count(b)) {
+          const double x = rank_value(S[b]) + T[b];
+          if (x < lo) lo = x, lo_b = b;
+        } else {
+          const double x = rank_value(S[b]) - T[b];
+          if (x > hi) hi = x, hi_b = b;
+        }
+      }
+      if (lo >= hi) {
+        ++v.tie_swaps;
+        continue;
+      }
+      std::vector<std::int32_t> missing, extra;
+      std::set_difference(want.begin(), want.begin() + k_eff, ids.begin(), ids.begin() + k_eff, std::back_inserter(missing));
+      std::set_difference(ids.begin(), ids.begin() + k_eff, want.begin(), want.begin() + k_eff, std::back_inserter(extra));
+      fail(v, opt,
+           fmt::format("ids: {}: expected {} observed {}; missing {} extra {}; weakest selected block {} score {:.9g} "
+                       "(tau {:.3g}) vs strongest unselected block {} score {:.9g} (tau {:.3g}); margin {:.3g} beyond tau",
+                       where, want, ids, missing, extra, lo_b, S[lo_b], T[lo_b], hi_b, S[hi_b], T[hi_b], hi - lo));
+    }
+  }
+
+  if (o.has_scores && opt.check_scores) {
+    double worst = 0;
+    std::string worst_at;
+    for (std::int64_t h = 0; h < e.Hq; ++h)
+      for (std::int64_t r = 0; r < e.R; ++r) {
+        if (e.nb[r] <= e.topk) continue;  // trivial rows: scores need not be written
+        for (std::int64_t b = 0; b < e.nb[r] && b < o.NB; ++b) {
+          const double want = e.score[e.at(h, r, b)], tau = e.tau[e.at(h, r, b)];
+          const float got = o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)];
+          const std::string where = fmt::format("scores[head {}, row {}, block {}]", h, r, b);
+          // inf/NaN positions must match before any tolerance.
+          if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
+            const bool same = (std::isnan(want) && std::isnan(got)) || (!std::isnan(want) && !std::isnan(got) && want == got);
+            if (!same) fail(v, opt, fmt::format("{}: expected {} observed {} (non-finite mismatch)", where, want, got));
+            continue;
+          }
+          if (e.forced[e.at(h, r, b)]) {
+            if (static_cast<double>(got) != want)
+              fail(v, opt, fmt::format("{}: forced block must hold exactly {:.9g}, observed {:.9g}", where, want, got));
+            continue;
+          }
+          const double err = std::fabs(static_cast<double>(got) - want);
+          if (err > tau) {
+            fail(v, opt, fmt::format("{}: expected {:.9g} +- {:.3g}, observed {:.9g} (error {:.3g})", where, want, tau, got, err));
+          }
+          if (tau > 0 && err / tau > worst) worst = err / tau, worst_at = where;
+        }
+      }
+  }
+
+  if (opt.check_poison && o.has_scores) {
+    std::int64_t stray = 0, unwritten = 0;
+    std::string first_stray, first_unwritten;
+    for (std::int64_t h = 0; h < o.Hq; ++h)
+      for (std::int64_t r = 0; r < o.R; ++r)
+        for (std::int64_t b = 0; b < o.NB; ++b) {
+          const bool poisoned = bits_of(o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)]) == opt.poison_bits;
+          const bool written = b < e.NB && score_cell_written(e, r, b);
+          if (!written && !poisoned && stray++ == 0) first_stray = fmt::format("[head {}, row {}, block {}]", h, r, b);
+          if (written && poisoned && unwritten++ == 0) first_unwritten = fmt::format("[head {}, row {}, block {}]", h, r, b);
+        }
+    if (stray)
+      fail(v, opt, fmt::format("poison: {} score cells outside the written region were overwritten, first at {}", stray, first_stray));
+    if (unwritten)
+      fail(v, opt, fmt::format("poison: {} score cells inside the written region still hold the poison, first at {}", unwritten,
+                               first_unwritten));
+  }
+  return v;
+}
+
+Verdict compare_bitwise(const Observed& a, const Observed& b, int max_reports) {
+  Verdict v;
+  JudgeOptions opt;
+  opt.max_reports = max_reports;
+  if (a.Hq != b.Hq || a.R != b.R || a.topk != b.topk || a.has_scores != b.has_scores || a.NB != b.NB) {
+    fail(v, opt, fmt::format("shapes differ: [{},{},{}] NB {} vs [{},{},{}] NB {}", a.Hq, a.R, a.topk, a.NB, b.Hq, b.R, b.topk, b.NB));
+    return v;
+  }
+  for (std::int64_t h = 0; h < a.Hq; ++h)
+    for (std::int64_t r = 0; r < a.R; ++r) {
+      ++v.rows_checked;
+      const auto x = row_ids(&a.topk_idx[(h * a.R + r) * a.topk], a.topk);
+      const auto y = row_ids(&b.topk_idx[(h * b.R + r) * b.topk], b.topk);
+      if (x != y) fail(v, opt, fmt::format("ids differ at head {} row {}: {} vs {}", h, r, x, y));
+    }
+  if (a.has_scores)
+    for (std::size_t i = 0; i < a.scores.size(); ++i)
+      if (bits_of(a.scores[i]) != bits_of(b.scores[i])) {
+        const std::int64_t hb = static_cast<std::int64_t>(i) / a.NB;
+        fail(v, opt, fmt::format("score bits differ at [head {}, row {}, block {}]: {:#010x} ({:.9g}) vs {:#010x} ({:.9g})",
+                                 hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB, bits_of(a.scores[i]), a.scores[i],
+                                 bits_of(b.scores[i]), b.scores[i]));
+      }
+  return v;
+}
+
+}  // namespace ixo
