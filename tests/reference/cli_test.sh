@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Command-line round trip and exit codes: gen -> ref -> check (0), a wrong answer (1),
+# bad input (2), and a case directory written by numpy and judged against numpy's own
+# float64 selection. Usage: cli_test.sh IXO NUMPY_CASE_PY [PYTHON]
+set -u
+IXO=$1 NUMPY_CASE=$2 PY=${3:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+expect() {  # expect CODE DESCRIPTION -- command...
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$tmp/out" 2>&1
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"; sed 's/^/    /' "$tmp/out"; fails=$((fails + 1))
+  else
+    echo "ok: $what (exit $got)"
+  fi
+}
+
+expect 0 "gen boundary seed 1" -- "$IXO" gen --preset boundary --seed 1 --out "$tmp/c1"
+expect 0 "gen boundary seed 2" -- "$IXO" gen --preset boundary --seed 2 --out "$tmp/c2"
+expect 0 "ref" -- "$IXO" ref "$tmp/c1" --out "$tmp/o1"
+expect 0 "ref into the case dir" -- "$IXO" ref "$tmp/c2"
+expect 0 "check the oracle's own outputs" -- "$IXO" check "$tmp/c1" --topk "$tmp/o1/topk_idx.npy" --scores "$tmp/o1/scores.npy"
+expect 0 "check --exact on ids only" -- "$IXO" check "$tmp/c1" --topk "$tmp/o1/topk_idx.npy" --exact
+"$IXO" check "$tmp/c1" --topk "$tmp/o1/topk_idx.npy" --json >"$tmp/json" 2>&1
+grep -q '"pass": true' "$tmp/json" || { echo "FAIL: --json lacks \"pass\": true"; cat "$tmp/json"; fails=$((fails + 1)); }
+# Same shapes, other values: seed 2's answers are wrong for seed 1's case.
+expect 1 "another case's ids fail" -- "$IXO" check "$tmp/c1" --topk "$tmp/c2/topk_idx.npy"
+expect 1 "another case's scores fail" -- "$IXO" check "$tmp/c1" --topk "$tmp/o1/topk_idx.npy" --scores "$tmp/c2/scores.npy"
+grep -q "scores\[head" "$tmp/out" || { echo "FAIL: report does not name the cell"; fails=$((fails + 1)); }
+expect 2 "missing case dir" -- "$IXO" check "$tmp/nope" --topk "$tmp/o1/topk_idx.npy"
+expect 2 "missing --topk" -- "$IXO" check "$tmp/c1"
+expect 2 "unknown preset" -- "$IXO" gen --preset nope --seed 1 --out "$tmp/x"
+expect 2 "unknown option" -- "$IXO" check --frobnicate
+expect 2 "topk file of the wrong shape" -- "$IXO" check "$tmp/c1" --topk "$tmp/o1/scores.npy"
+expect 2 "unknown backend" -- "$IXO" run --backend nope "$tmp/c1" --out "$tmp/x"
+
+if [ -n "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null; then
+  for seed in 1 2 3; do
+    expect 0 "numpy writes case $seed" -- "$PY" "$NUMPY_CASE" "$tmp/np$seed" "$seed"
+    expect 0 "numpy float64 selection passes (case $seed)" -- "$IXO" check "$tmp/np$seed" --topk "$tmp/np$seed/np_topk_idx.npy"
+    expect 1 "numpy selection with one id moved fails (case $seed)" -- "$IXO" check "$tmp/np$seed" --topk "$tmp/np$seed/np_topk_idx_broken.npy"
+  done
+  grep -q "expected" "$tmp/out" || { echo "FAIL: report lacks expected ids"; fails=$((fails + 1)); }
+else
+  echo "numpy not available: numpy leg not run"
+  [ "$fails" = 0 ] && exit 77
+fi
+[ "$fails" = 0 ] && echo "all CLI checks passed"
+exit $((fails > 0))

@@ -1,0 +1,121 @@
+// Exhaustive decoding: all 65536 bf16 codes and all 256 codes of each fp8 format.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "ixo/dtype.hpp"
+#include "ixo/error.hpp"
+
+#ifdef IXO_HAVE_CUDA_FP8_H
+#include <cuda_fp8.h>
+#endif
+
+namespace {
+
+bool same_value(float a, float b) { return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)); }
+
+TEST(Decode, Bf16AllCodesAreTheUpperHalfOfAFloat) {
+  for (std::uint32_t c = 0; c < 65536; ++c) {
+    const std::uint32_t u = c << 16;
+    float want;
+    std::memcpy(&want, &u, 4);
+    ASSERT_TRUE(same_value(ixo::bf16_bits_to_float(static_cast<std::uint16_t>(c)), want)) << "code " << c;
+  }
+}
+
+TEST(Decode, Bf16EncodeRoundsToNearestEven) {
+  // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: ties go to the even mantissa (1.0).
+  EXPECT_EQ(ixo::float_to_bf16_bits(1.0f + 0x1p-8f), 0x3f80);
+  // 1 + 3*2^-8 lies halfway between 1+2^-7 (odd) and 1+2^-6 (even): rounds up.
+  EXPECT_EQ(ixo::float_to_bf16_bits(1.0f + 3 * 0x1p-8f), 0x3f82);
+  EXPECT_EQ(ixo::float_to_bf16_bits(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);
+}
+
+#ifdef IXO_HAVE_CUDA_FP8_H
+float cuda_decode(std::uint8_t code, __nv_fp8_interpretation_t kind) {
+  const __half_raw h = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(code), kind);
+  return __half2float(__half(h));
+}
+
+TEST(Decode, E4m3fnAllCodesMatchCudaFp8) {
+  for (int c = 0; c < 256; ++c)
+    ASSERT_TRUE(same_value(ixo::fp8_to_float(static_cast<std::uint8_t>(c), ixo::KDtype::e4m3fn),
+                           cuda_decode(static_cast<std::uint8_t>(c), __NV_E4M3)))
+        << "code " << c;
+}
+
+TEST(Decode, E5m2AllCodesMatchCudaFp8) {
+  for (int c = 0; c < 256; ++c)
+    ASSERT_TRUE(same_value(ixo::fp8_to_float(static_cast<std::uint8_t>(c), ixo::KDtype::e5m2),
+                           cuda_decode(static_cast<std::uint8_t>(c), __NV_E5M2)))
+        << "code " << c;
+}
+#else
+TEST(Decode, CudaFp8Comparison) { GTEST_SKIP() << "cuda_fp8.h not present: compared with the formulas below only"; }
+#endif
+
+// Independent formulas: value = (-1)^s * 2^(e - bias) * (1 + m / 2^M), subnormal at e = 0.
+double formula(int c, int E, int M, int bias) {
+  const int s = c >> 7, e = (c >> M) & ((1 << E) - 1), m = c & ((1 << M) - 1);
+  const double mag = e == 0 ? std::ldexp(m / std::ldexp(1.0, M), 1 - bias) : std::ldexp(1 + m / std::ldexp(1.0, M), e - bias);
+  return s ? -mag : mag;
+}
+
+TEST(Decode, E4m3fnMatchesFormula) {
+  for (int c = 0; c < 256; ++c) {
+    const float got = ixo::fp8_to_float(static_cast<std::uint8_t>(c), ixo::KDtype::e4m3fn);
+    if ((c & 0x7f) == 0x7f) {
+      EXPECT_TRUE(std::isnan(got)) << c;  // S.1111.111 is NaN; there is no inf
+    } else {
+      EXPECT_EQ(got, formula(c, 4, 3, 7)) << c;
+    }
+  }
+  EXPECT_EQ(ixo::fp8_to_float(0x7e, ixo::KDtype::e4m3fn), 448.0f);
+  EXPECT_EQ(ixo::fp8_to_float(0x01, ixo::KDtype::e4m3fn), 0x1p-9f);
+}
+
+TEST(Decode, E4m3fnuzIsHalfOfE4m3fnExceptSpecials) {
+  for (int c = 0; c < 256; ++c) {
+    const float got = ixo::fp8_to_float(static_cast<std::uint8_t>(c), ixo::KDtype::e4m3fnuz);
+    if (c == 0x80) {
+      EXPECT_TRUE(std::isnan(got));  // the only NaN; no negative zero
+    } else {
+      EXPECT_EQ(got, formula(c, 4, 3, 8)) << c;  // bias 8: every finite value halves
+      EXPECT_FALSE(std::isnan(got)) << c;
+    }
+  }
+  EXPECT_EQ(ixo::fp8_to_float(0x7f, ixo::KDtype::e4m3fnuz), 240.0f);
+}
+
+TEST(Decode, E5m2MatchesFormula) {
+  for (int c = 0; c < 256; ++c) {
+    const float got = ixo::fp8_to_float(static_cast<std::uint8_t>(c), ixo::KDtype::e5m2);
+    const int e = (c >> 2) & 31;
+    if (e == 31)
+      EXPECT_TRUE((c & 3) == 0 ? std::isinf(got) : std::isnan(got)) << c;
+    else
+      EXPECT_EQ(got, formula(c, 5, 2, 15)) << c;
+  }
+}
+
+TEST(Decode, Fp8EncodeRoundTripsEveryFiniteCode) {
+  for (auto t : {ixo::KDtype::e4m3fn, ixo::KDtype::e4m3fnuz, ixo::KDtype::e5m2})
+    for (int c = 0; c < 256; ++c) {
+      const float v = ixo::fp8_to_float(static_cast<std::uint8_t>(c), t);
+      if (!std::isfinite(v)) continue;
+      EXPECT_EQ(ixo::fp8_to_float(ixo::float_to_fp8(v, t), t), v) << ixo::to_string(t) << " code " << c;
+    }
+}
+
+TEST(Decode, UnknownDtypeNamesTheField) {
+  try {
+    ixo::parse_kdtype("fp4");
+    FAIL() << "no error";
+  } catch (const ixo::InputError& e) {
+    EXPECT_EQ(e.field(), "k_dtype");
+    EXPECT_NE(std::string(e.what()).find("fp4"), std::string::npos);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,131 @@
+// Metamorphic properties of the oracle: changes that must not change the answer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "ixo/generate.hpp"
+#include "ixo/oracle.hpp"
+
+namespace {
+
+void expect_same_answer(const ixo::Expected& a, const ixo::Expected& b) {
+  EXPECT_EQ(a.topk_idx, b.topk_idx);
+  ASSERT_EQ(a.score.size(), b.score.size());
+  EXPECT_EQ(std::memcmp(a.score.data(), b.score.data(), a.score.size() * sizeof(double)), 0);
+}
+
+ixo::Case base_case(std::uint64_t seed) {
+  ixo::GenSpec s = ixo::preset("verify");
+  s.Hq = 2;
+  s.max_prefix = 3000;
+  s.padding_requests = 1;
+  s.inactive_requests = 1;
+  return ixo::generate(s, seed);
+}
+
+TEST(Metamorphic, RelabelingCacheSlotsConsistentlyChangesNothing) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const ixo::Case c = base_case(seed);
+    // Move cache slot s to perm[s] and rewrite every table entry accordingly (keeping
+    // negative aliases negative).
+    std::mt19937_64 g(seed);
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(c.S));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), g);
+    ixo::Case d = c;
+    const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * ixo::element_bytes(c.cfg.k_dtype));
+    for (std::int64_t s = 0; s < c.S; ++s)
+      std::memcpy(&d.k_cache[static_cast<std::size_t>(perm[s]) * row_bytes], &c.k_cache[static_cast<std::size_t>(s) * row_bytes], row_bytes);
+    for (auto& v : d.req_to_token) {
+      const bool neg = v < 0;
+      const std::int64_t s = neg ? v + c.S : v;
+      v = static_cast<std::int32_t>(neg ? perm[s] - c.S : perm[s]);
+    }
+    expect_same_answer(ixo::oracle(c), ixo::oracle(d));
+  }
+}
+
+TEST(Metamorphic, RelabelingTableRowsConsistentlyChangesNothing) {
+  const ixo::Case c = base_case(4);
+  // Reverse the table rows and remap every active slot id.
+  ixo::Case d = c;
+  for (std::int64_t r = 0; r < c.rows; ++r)
+    std::copy_n(&c.req_to_token[r * c.width], c.width, &d.req_to_token[(c.rows - 1 - r) * c.width]);
+  for (std::int64_t r = 0; r < c.R; ++r) {
+    const std::int64_t sid = ixo::table_row(c, r);
+    if (sid >= 0) d.slot_ids[r] = c.rows - 1 - sid;
+  }
+  expect_same_answer(ixo::oracle(c), ixo::oracle(d));
+}
+
+TEST(Metamorphic, TokensPastTheLengthAreNeverRead) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    ixo::Case c = base_case(seed);
+    // Each table row's entries past its longest reader point at fresh cache slots full of
+    // huge keys: the answer must not change.
+    ixo::Case d = c;
+    std::vector<std::int64_t> used(static_cast<std::size_t>(c.rows), 0);
+    for (std::int64_t r = 0; r < c.R; ++r)
+      if (ixo::table_row(c, r) >= 0)
+        used[static_cast<std::size_t>(ixo::table_row(c, r))] = std::max(used[static_cast<std::size_t>(ixo::table_row(c, r))], c.seq_lens[r]);
+    const std::int64_t big = d.S;
+    d.S += 1;
+    const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * ixo::element_bytes(c.cfg.k_dtype));
+    d.k_cache.resize(d.k_cache.size() + row_bytes, 0x7e);  // 448 in e4m3fn, ~8e37 in bf16
+    for (auto& v : d.req_to_token)
+      if (v < 0) --v;  // negative aliases are relative to S, which grew by one
+    for (std::int64_t row = 0; row < c.rows; ++row)
+      for (std::int64_t t = used[static_cast<std::size_t>(row)]; t < c.width; ++t)
+        d.req_to_token[static_cast<std::size_t>(row * c.width + t)] = static_cast<std::int32_t>(big);
+    expect_same_answer(ixo::oracle(c), ixo::oracle(d));
+  }
+}
+
+TEST(Metamorphic, WideningTheTableKeepsEveryRowsSelection) {
+  ixo::Case c = base_case(5);
+  ixo::Case d = c;
+  const std::int64_t extra = 300;
+  d.width = c.width + extra;
+  d.req_to_token.assign(static_cast<std::size_t>(d.rows * d.width), 0);
+  for (std::int64_t r = 0; r < c.rows; ++r)
+    std::copy_n(&c.req_to_token[r * c.width], c.width, &d.req_to_token[r * d.width]);
+  const auto a = ixo::oracle(c), b = ixo::oracle(d);
+  EXPECT_EQ(a.topk_idx, b.topk_idx);
+  for (std::int64_t h = 0; h < a.Hq; ++h)
+    for (std::int64_t r = 0; r < a.R; ++r)
+      for (std::int64_t blk = 0; blk < a.nb[r]; ++blk) EXPECT_EQ(a.score[a.at(h, r, blk)], b.score[b.at(h, r, blk)]);
+}
+
+TEST(Metamorphic, PaddingAndInactiveRowsDoNotDisturbRealRows) {
+  // Append graph padding rows (short lengths) that read the SAME table row as a real
+  // request, and inactive rows; every original row's scores and ids stay bit-identical.
+  // (The fast oracle shares decoded K between rows of one table row: a grouping bug that
+  // lets the short rows shrink or grow the shared range would show here.)
+  const ixo::Case c = base_case(6);
+  ixo::Case d = c;
+  const std::int64_t sid = ixo::table_row(c, 0);
+  ASSERT_GE(sid, 0);
+  const std::int64_t extra = 4;
+  for (std::int64_t j = 0; j < extra; ++j) {
+    d.slot_ids.push_back(j < 2 ? sid : c.rows + 3);  // two padding rows, two inactive rows
+    d.seq_lens.push_back(j + 2);
+    for (std::int64_t i = 0; i < c.Hq * c.D; ++i) d.q.push_back(c.q[static_cast<std::size_t>(i)]);
+  }
+  d.R += extra;
+  d.cfg.packed_queries = 1;
+  ixo::Case c1 = c;
+  c1.cfg.packed_queries = 1;
+  const auto a = ixo::oracle(c1), b = ixo::oracle(d);
+  for (std::int64_t h = 0; h < c.Hq; ++h)
+    for (std::int64_t r = 0; r < c.R; ++r) {
+      for (std::int64_t k = 0; k < a.topk; ++k)
+        EXPECT_EQ(a.topk_idx[(h * a.R + r) * a.topk + k], b.topk_idx[(h * b.R + r) * b.topk + k]);
+      for (std::int64_t blk = 0; blk < a.NB; ++blk) EXPECT_EQ(a.score[a.at(h, r, blk)], b.score[b.at(h, r, blk)]);
+    }
+  for (std::int64_t r = c.R + 2; r < d.R; ++r) EXPECT_EQ(b.topk_idx[r * b.topk], -1);  // inactive
+}
+
+}  // namespace

@@ -1,0 +1,231 @@
+// Each verdict check catches what it is for, and accepts what it must accept.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "ixo/case_io.hpp"
+#include "ixo/generate.hpp"
+#include "ixo/oracle.hpp"
+#include "ixo/verdict.hpp"
+
+namespace {
+
+struct Fixture : ::testing::Test {
+  ixo::Case c;
+  ixo::Expected e;
+  ixo::Observed good;
+  void SetUp() override {
+    ixo::GenSpec s = ixo::preset("verify");
+    s.cfg.topk = 4;
+    s.cfg.init_blocks = 1;
+    s.padding_requests = 1;
+    s.inactive_requests = 1;
+    s.max_prefix = 3000;
+    c = ixo::generate(s, 11);
+    e = ixo::oracle(c);
+    good = ixo::expected_as_observed(e);
+    // Our kernels' buffers: poison outside the written region.
+    float poison;
+    std::memcpy(&poison, &ixo::kScorePoisonBits, 4);
+    for (std::int64_t r = 0; r < e.R; ++r)
+      for (std::int64_t b = 0; b < e.NB; ++b)
+        if (!ixo::score_cell_written(e, r, b)) good.scores[static_cast<std::size_t>(e.at(0, r, b))] = poison;
+  }
+  // First row with nb > topk + 2 (a real selection with unselected blocks).
+  std::int64_t real_row() const {
+    for (std::int64_t r = 0; r < e.R; ++r)
+      if (e.nb[r] > e.topk + 2) return r;
+    return -1;
+  }
+  std::int32_t* ids(ixo::Observed& o, std::int64_t r) { return &o.topk_idx[r * o.topk]; }
+  ixo::Verdict judge(const ixo::Observed& o, bool poison = true, bool exact = false) {
+    ixo::JudgeOptions opt;
+    opt.check_poison = poison;
+    opt.exact_ids = exact;
+    return ixo::judge(c, e, o, opt);
+  }
+};
+
+TEST_F(Fixture, OracleOutputsPassAndTheCheckIsNotVacuous) {
+  const auto v = judge(good);
+  EXPECT_TRUE(v.pass) << v.summary();
+  EXPECT_EQ(v.rows_checked, e.R);
+  ASSERT_GE(real_row(), 0);
+}
+
+TEST_F(Fixture, UnsortedIdsFailStructure) {
+  auto o = good;
+  std::swap(ids(o, real_row())[0], ids(o, real_row())[1]);
+  const auto v = judge(o);
+  ASSERT_FALSE(v.pass);
+  EXPECT_NE(v.reports[0].find("structure"), std::string::npos) << v.summary();
+}
+
+TEST_F(Fixture, DuplicateIdFailsStructure) {
+  auto o = good;
+  ids(o, real_row())[1] = ids(o, real_row())[0];
+  EXPECT_FALSE(judge(o).pass);
+}
+
+TEST_F(Fixture, IdAtOrPastTheRowsBlockCountFails) {
+  auto o = good;
+  const auto r = real_row();
+  ids(o, r)[e.topk - 1] = static_cast<std::int32_t>(e.nb[r]);  // invisible tail block
+  EXPECT_FALSE(judge(o).pass);
+}
+
+TEST_F(Fixture, MissingMinusOneTailFails) {
+  auto o = good;
+  for (std::int64_t r = 0; r < e.R; ++r)
+    if (e.nb[r] > 0 && e.nb[r] < e.topk) {
+      ids(o, r)[e.nb[r]] = static_cast<std::int32_t>(e.nb[r]);  // one id too many
+      const auto v = judge(o);
+      EXPECT_FALSE(v.pass);
+      return;
+    }
+  FAIL() << "fixture has no trivial row";
+}
+
+TEST_F(Fixture, InactiveRowWithIdsFails) {
+  auto o = good;
+  for (std::int64_t r = 0; r < e.R; ++r)
+    if (e.nb[r] == 0) {
+      ids(o, r)[0] = 0;
+      EXPECT_FALSE(judge(o).pass);
+      return;
+    }
+  FAIL() << "fixture has no inactive row";
+}
+
+TEST_F(Fixture, WrongShapeFails) {
+  auto o = good;
+  o.topk_idx.pop_back();
+  EXPECT_FALSE(judge(o).pass);
+}
+
+TEST_F(Fixture, SwapBeyondTauFailsWithAnExactReport) {
+  auto o = good;
+  const auto r = real_row();
+  // Replace the best non-forced selected block with the worst block of the row.
+  const double* S = &e.score[e.at(0, r, 0)];
+  std::int32_t worst = 0;
+  for (std::int32_t b = 0; b < e.nb[r]; ++b)
+    if (S[b] < S[worst]) worst = b;
+  std::vector<std::int32_t> sel(ids(o, r), ids(o, r) + e.topk);
+  for (auto& b : sel)
+    if (!e.forced[e.at(0, r, b)]) {
+      b = worst;
+      break;
+    }
+  std::sort(sel.begin(), sel.end());
+  std::copy(sel.begin(), sel.end(), ids(o, r));
+  const auto v = judge(o);
+  ASSERT_FALSE(v.pass);
+  EXPECT_NE(v.reports[0].find("margin"), std::string::npos) << v.summary();
+  EXPECT_NE(v.reports[0].find("head 0 row " + std::to_string(r)), std::string::npos) << v.summary();
+}
+
+TEST_F(Fixture, SwapWithinTauIsAcceptedAndJustOutsideIsNot) {
+  const auto r = real_row();
+  // k-th best (weakest selected, non-forced) and (k+1)-th best (strongest unselected).
+  std::vector<std::int32_t> order(static_cast<std::size_t>(e.nb[r]));
+  std::iota(order.begin(), order.end(), 0);
+  const double* S = &e.score[e.at(0, r, 0)];
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return S[a] > S[b]; });
+  const auto kth = order[static_cast<std::size_t>(e.topk - 1)], next = order[static_cast<std::size_t>(e.topk)];
+  ASSERT_FALSE(e.forced[e.at(0, r, kth)]);
+  const double gap = S[kth] - S[next];
+  ASSERT_GT(gap, 0);
+  auto o = good;
+  std::vector<std::int32_t> sel(ids(o, r), ids(o, r) + e.topk);
+  *std::find(sel.begin(), sel.end(), kth) = next;
+  std::sort(sel.begin(), sel.end());
+  std::copy(sel.begin(), sel.end(), ids(o, r));
+  // tau of both cells at 0.51 * gap: a kernel within tau could have ranked them either way.
+  e.tau[e.at(0, r, kth)] = e.tau[e.at(0, r, next)] = 0.51 * gap;
+  auto v = judge(o, true);
+  EXPECT_TRUE(v.pass) << v.summary();
+  EXPECT_EQ(v.tie_swaps, 1);
+  // Tier 3 (exact ids) rejects the same swap.
+  EXPECT_FALSE(judge(o, true, true).pass);
+  // At 0.49 * gap no fp32 kernel could swap them.
+  e.tau[e.at(0, r, kth)] = e.tau[e.at(0, r, next)] = 0.49 * gap;
+  EXPECT_FALSE(judge(o, true).pass);
+}
+
+TEST_F(Fixture, ScoreOutsideTauFailsAndInsideTauPasses) {
+  const auto r = real_row();
+  std::int64_t b = 0;
+  while (e.forced[e.at(0, r, b)]) ++b;
+  auto o = good;
+  const double tau = e.tau[e.at(0, r, b)];
+  ASSERT_GT(tau, 0);
+  o.scores[static_cast<std::size_t>(e.at(0, r, b))] = static_cast<float>(e.score[e.at(0, r, b)] + 3 * tau);
+  EXPECT_FALSE(judge(o).pass);
+  o.scores[static_cast<std::size_t>(e.at(0, r, b))] = static_cast<float>(e.score[e.at(0, r, b)]);
+  EXPECT_TRUE(judge(o).pass);
+}
+
+TEST_F(Fixture, NanWhereTheOracleIsFiniteFails) {
+  const auto r = real_row();
+  auto o = good;
+  o.scores[static_cast<std::size_t>(e.at(0, r, 0))] = std::nanf("");
+  const auto v = judge(o, false);
+  ASSERT_FALSE(v.pass);
+  EXPECT_NE(v.summary().find("non-finite"), std::string::npos);
+}
+
+TEST_F(Fixture, ForcedBlockMustHoldTheExactForcedValue) {
+  const auto r = real_row();
+  const std::int64_t last = e.nb[r] - 1;  // local 1: the last block is forced to 1e29
+  ASSERT_TRUE(e.forced[e.at(0, r, last)]);
+  auto o = good;
+  o.scores[static_cast<std::size_t>(e.at(0, r, last))] = std::nextafter(1e29f, 1e30f);
+  EXPECT_FALSE(judge(o).pass);
+}
+
+TEST_F(Fixture, StrayWriteOutsideTheWrittenRegionFails) {
+  auto o = good;
+  for (std::int64_t r = 0; r < e.R; ++r)
+    if (e.nb[r] > e.topk) {
+      if (e.nb[r] < e.NB) {
+        o.scores[static_cast<std::size_t>(e.at(0, r, e.nb[r]))] = 0.0f;  // one column past the row's blocks
+        const auto v = judge(o);
+        ASSERT_FALSE(v.pass);
+        EXPECT_NE(v.summary().find("outside the written region"), std::string::npos) << v.summary();
+        EXPECT_TRUE(judge(o, false).pass);  // the check is what catches it
+        return;
+      }
+    }
+  FAIL() << "no row shorter than NB";
+}
+
+TEST_F(Fixture, UnwrittenCellInsideTheRegionFails) {
+  auto o = good;
+  const auto r = real_row();
+  std::memcpy(&o.scores[static_cast<std::size_t>(e.at(0, r, 1))], &ixo::kScorePoisonBits, 4);
+  const auto v = judge(o);
+  ASSERT_FALSE(v.pass);
+  EXPECT_NE(v.summary().find("still hold the poison"), std::string::npos) << v.summary();
+}
+
+TEST_F(Fixture, BitwiseComparisonSeesOneBit) {
+  EXPECT_TRUE(ixo::compare_bitwise(good, good).pass);
+  auto o = good;
+  const auto r = real_row();
+  std::uint32_t u;
+  std::memcpy(&u, &o.scores[static_cast<std::size_t>(e.at(0, r, 0))], 4);
+  u ^= 1;
+  std::memcpy(&o.scores[static_cast<std::size_t>(e.at(0, r, 0))], &u, 4);
+  const auto v = ixo::compare_bitwise(good, o);
+  ASSERT_FALSE(v.pass);
+  EXPECT_NE(v.summary().find("score bits differ at [head 0, row " + std::to_string(r) + ", block 0]"), std::string::npos)
+      << v.summary();
+  auto p = good;
+  p.topk_idx[0] = 99;
+  EXPECT_FALSE(ixo::compare_bitwise(good, p).pass);
+}
+
+}  // namespace
