@@ -24,7 +24,7 @@ inline double gamma2(std::int64_t n) {
   return nu / (1 - nu);
 }
 
-// Bound on |fp32 kernel logit - exact logit| for one token, given sum |q_i k_i|.
+// Bound on |fp32 kernel logit - exact logit| for one token, given a bound on sum |q_i k_i|.
 inline double logit_tau(double abs_dot, double abs_scale, std::int64_t D) {
   return abs_scale * (abs_dot * (gamma2(D) + 10 * kU) + static_cast<double>(D) * 0x1p-149);
 }
@@ -36,6 +36,12 @@ inline double lse_tau_extra(std::int64_t n, double S) {
   const double sum_rel = 0x1p-20 + 2 * (nu / (1 - nu)) + 4 * kU;
   return sum_rel / std::numbers::ln2 + 0x1p-20 + 2 * kU * std::fabs(S);
 }
+
+// The oracle's float64 dot order (both versions): D products in 8 interleaved partial
+// sums (lane d % 8, d increasing), then combined pairwise. Any order is far inside the
+// fp32 kernel's error bound; fixing one makes naive and fast bitwise equal.
+constexpr int kLanes = 8;
+inline double lane_sum(const double* a) { return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])); }
 
 inline void apply_forcing(const Case& c, Expected& e, std::int64_t h, std::int64_t r) {
   const std::int64_t nb = e.nb[r];

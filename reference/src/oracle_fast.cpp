@@ -1,11 +1,13 @@
 // The fast oracle: the naive oracle's arithmetic, in the same order, restructured.
 // Rows that read the same table row (a request's verify rows) share each decoded K
-// block; dots are vectorised across the block's tokens with Eigen, each token's sum
-// still running over d = 0..D-1, so every score is bitwise equal to the naive one.
-// OpenMP runs over (request, block) work items; each cell has exactly one writer, so
-// results do not depend on the thread count.
+// token; a token is decoded once to float64 and every (row, head) of the request takes
+// its dot in the oracle's fixed lane order (oracle_detail.hpp), so each score is
+// bitwise equal to the naive one. OpenMP runs over (request, kv head, block) work
+// items; each cell has exactly one writer, so results do not depend on thread count.
 #include <Eigen/Core>
 #include <cmath>
+#include <bit>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <vector>
@@ -17,30 +19,46 @@ namespace ixo {
 
 namespace {
 
-using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using RowVec = Eigen::Array<double, 1, Eigen::Dynamic>;
+using Lanes = Eigen::Array<double, detail::kLanes, 1>;
+constexpr int kPrefetchTokens = 16;  // token slots are scattered: ask for K this far ahead
 
 struct Request {
-  std::int64_t sid;
+  std::int64_t sid = -1;
   std::vector<std::int64_t> rows;  // query rows reading this table row
   std::int64_t nb_max = 0;
 };
 
-// Decodes K for tokens [t0, t1) of table row sid, kv head kvh, into kd (D x T, row-major).
-void decode_block(const Case& c, std::int64_t sid, std::int64_t kvh, std::int64_t t0, std::int64_t t1,
-                  const std::array<float, 256>* table, RowMat& kd) {
-  const std::int64_t T = t1 - t0;
-  kd.resize(c.D, T);
-  for (std::int64_t j = 0; j < T; ++j) {
-    std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t0 + j)];
-    if (slot < 0) slot += c.S;
-    const std::size_t base = static_cast<std::size_t>((slot * c.Hk + kvh) * c.D);
-    if (table) {
-      for (std::int64_t i = 0; i < c.D; ++i) kd(i, j) = (*table)[c.k_cache[base + i]];
-    } else {
-      const std::uint8_t* p = &c.k_cache[2 * base];
-      for (std::int64_t i = 0; i < c.D; ++i)
-        kd(i, j) = bf16_bits_to_float(static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8)));
+struct Item {
+  std::int32_t req;
+  std::int32_t kvh;
+  std::int64_t block;
+};
+
+std::int64_t padded(std::int64_t D) { return (D + detail::kLanes - 1) / detail::kLanes * detail::kLanes; }
+
+// Lane-ordered sum of a[i] * b[i] over a padded vector.
+double lane_dot(const double* a, const double* b, std::int64_t Dp) {
+  Lanes acc = Lanes::Zero();
+  for (std::int64_t i = 0; i < Dp; i += detail::kLanes) acc += Lanes::Map(a + i) * Lanes::Map(b + i);
+  return detail::lane_sum(acc.data());
+}
+
+const std::uint8_t* k_row(const Case& c, std::int64_t sid, std::int64_t kvh, std::int64_t t) {
+  std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t)];
+  if (slot < 0) slot += c.S;
+  return &c.k_cache[static_cast<std::size_t>((slot * c.Hk + kvh) * c.D * element_bytes(c.cfg.k_dtype))];
+}
+
+// Decodes one K row into out[0, D): fp8 through its table; bf16 as the upper half of a
+// float, which test_decode proves equal to Eigen::bfloat16 on all 65536 codes (this form
+// vectorises).
+void decode_row(const Case& c, const std::uint8_t* p, const std::array<float, 256>* table, double* out) {
+  if (table) {
+    for (std::int64_t d = 0; d < c.D; ++d) out[d] = (*table)[p[d]];
+  } else {
+    for (std::int64_t d = 0; d < c.D; ++d) {
+      const std::uint32_t u = static_cast<std::uint32_t>(p[2 * d] | (p[2 * d + 1] << 8)) << 16;
+      out[d] = std::bit_cast<float>(u);
     }
   }
 }
@@ -56,6 +74,8 @@ Expected oracle(const Case& c) {
   const bool lse = c.cfg.score_type == ScoreType::lse;
   const std::array<float, 256>* table = is_fp8(c.cfg.k_dtype) ? &fp8_table(c.cfg.k_dtype) : nullptr;
   const std::int64_t gqa = c.Hq / c.Hk;
+  const std::int64_t Dp = padded(c.D);
+  const std::size_t row_bytes = static_cast<std::size_t>(c.D * element_bytes(c.cfg.k_dtype));
 
   // Requests: active rows grouped by the table row they read.
   std::map<std::int64_t, Request> by_sid;
@@ -68,68 +88,79 @@ Expected oracle(const Case& c) {
     q.nb_max = std::max(q.nb_max, e.nb[r]);
   }
   std::vector<Request> reqs;
-  for (auto& [sid, q] : by_sid) reqs.push_back(std::move(q));
-  // Work items: (request, kv head, block).
-  struct Item {
-    std::int32_t req;
-    std::int32_t kvh;
-    std::int64_t block;
-  };
+  for (auto& kv : by_sid) reqs.push_back(std::move(kv.second));
   std::vector<Item> items;
   for (std::size_t i = 0; i < reqs.size(); ++i)
     for (std::int64_t kvh = 0; kvh < c.Hk; ++kvh)
       for (std::int64_t b = 0; b < reqs[i].nb_max; ++b)
         items.push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(kvh), b});
 
-  // Decoded queries, [R*Hq, D] in float64.
-  RowMat qd(c.R * c.Hq, c.D);
-  for (std::int64_t i = 0; i < c.R * c.Hq; ++i)
-    for (std::int64_t d = 0; d < c.D; ++d) qd(i, d) = bf16_bits_to_float(c.q[static_cast<std::size_t>(i * c.D + d)]);
+  // Decoded queries [R*Hq][Dp] (zero padded) and their norms.
+  std::vector<double> qd(static_cast<std::size_t>(c.R * c.Hq * Dp), 0.0);
+  std::vector<double> qnorm(static_cast<std::size_t>(c.R * c.Hq));
+  for (std::int64_t i = 0; i < c.R * c.Hq; ++i) {
+    double* q = &qd[static_cast<std::size_t>(i * Dp)];
+    for (std::int64_t d = 0; d < c.D; ++d) q[d] = bf16_bits_to_float(c.q[static_cast<std::size_t>(i * c.D + d)]);
+    qnorm[static_cast<std::size_t>(i)] = std::sqrt(lane_dot(q, q, Dp));
+  }
 
 #pragma omp parallel
   {
-    RowMat kd;
-    RowVec dot, adot;
-#pragma omp for schedule(dynamic, 16)
+    std::vector<double> kd(static_cast<std::size_t>(Dp), 0.0);
+    std::vector<double> logits, taus;  // [participant][token in block]
+    std::vector<std::int64_t> part;    // participants: row * Hq + head
+#pragma omp for schedule(dynamic, 8)
     for (std::int64_t it = 0; it < static_cast<std::int64_t>(items.size()); ++it) {
-      const Request& q = reqs[items[it].req];
-      const std::int64_t kvh = items[it].kvh, b = items[it].block;
-      std::int64_t t_end = 0;  // tokens any row of the request sees in this block
-      for (std::int64_t r : q.rows) t_end = std::max(t_end, std::min((b + 1) * bs, c.seq_lens[r]));
+      const Item& item = items[static_cast<std::size_t>(it)];
+      const Request& q = reqs[static_cast<std::size_t>(item.req)];
+      const std::int64_t kvh = item.kvh, b = item.block;
       const std::int64_t t0 = b * bs;
-      decode_block(c, q.sid, kvh, t0, t_end, table, kd);
-      const std::int64_t T = t_end - t0;
+      std::int64_t t_end = t0;  // tokens any row of the request sees in this block
+      part.clear();
       for (std::int64_t r : q.rows) {
         if (b >= e.nb[r]) continue;
-        const std::int64_t n = std::min((b + 1) * bs, c.seq_lens[r]) - t0;  // this row's visible tokens
-        for (std::int64_t h = kvh * gqa; h < (kvh + 1) * gqa; ++h) {
-          const auto qrow = qd.row(r * c.Hq + h);
-          dot.setZero(T);
-          adot.setZero(T);
-          for (std::int64_t d = 0; d < c.D; ++d) {  // each token's sum runs over d in order
-            const auto krow = kd.row(d).array();
-            dot += qrow(d) * krow;
-            adot += std::fabs(qrow(d)) * krow.abs();
-          }
-          double m = -std::numeric_limits<double>::infinity(), tau = 0;
-          bool nan = false;
-          for (std::int64_t j = 0; j < n; ++j) {
-            const double s = dot(j) * scale;
-            nan |= std::isnan(s);
-            m = std::max(m, s);
-            tau = std::max(tau, detail::logit_tau(adot(j), abs_scale, c.D));
-          }
-          double S = m;
-          if (lse && std::isfinite(m)) {
-            double sum = 0;
-            for (std::int64_t j = 0; j < n; ++j) sum += std::exp2(dot(j) * scale - m);
-            S = m + std::log2(sum);
-            tau += detail::lse_tau_extra(n, S);
-          }
-          if (nan) S = std::numeric_limits<double>::quiet_NaN();
-          e.score[e.at(h, r, b)] = S;
-          e.tau[e.at(h, r, b)] = tau;
+        t_end = std::max(t_end, std::min((b + 1) * bs, c.seq_lens[r]));
+        for (std::int64_t h = kvh * gqa; h < (kvh + 1) * gqa; ++h) part.push_back(r * c.Hq + h);
+      }
+      const std::size_t P = part.size(), T = static_cast<std::size_t>(t_end - t0);
+      logits.resize(P * T);
+      taus.resize(P * T);
+      for (std::int64_t t = t0; t < t_end; ++t) {
+        if (t + kPrefetchTokens < t_end) {
+          const std::uint8_t* ahead = k_row(c, q.sid, kvh, t + kPrefetchTokens);
+          for (std::size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
         }
+        decode_row(c, k_row(c, q.sid, kvh, t), table, kd.data());
+        const double knorm = std::sqrt(lane_dot(kd.data(), kd.data(), Dp));
+        for (std::size_t p = 0; p < P; ++p) {
+          const std::size_t o = p * T + static_cast<std::size_t>(t - t0);
+          logits[o] = lane_dot(&qd[static_cast<std::size_t>(part[p] * Dp)], kd.data(), Dp) * scale;
+          taus[o] = detail::logit_tau(qnorm[static_cast<std::size_t>(part[p])] * knorm, abs_scale, c.D);
+        }
+      }
+      // Block score per participant over its own visible tokens.
+      for (std::size_t p = 0; p < P; ++p) {
+        const std::int64_t r = part[p] / c.Hq, h = part[p] % c.Hq;
+        const std::size_t n = static_cast<std::size_t>(std::min((b + 1) * bs, c.seq_lens[r]) - t0);
+        const double* s = &logits[p * T];
+        const double* tp = &taus[p * T];
+        double m = -std::numeric_limits<double>::infinity(), tau = 0;
+        bool nan = false;
+        for (std::size_t j = 0; j < n; ++j) {
+          nan |= std::isnan(s[j]);
+          m = std::max(m, s[j]);
+          tau = std::max(tau, tp[j]);
+        }
+        double S = m;
+        if (lse && std::isfinite(m)) {
+          double sum = 0;
+          for (std::size_t j = 0; j < n; ++j) sum += std::exp2(s[j] - m);
+          S = m + std::log2(sum);
+          tau += detail::lse_tau_extra(static_cast<std::int64_t>(n), S);
+        }
+        if (nan) S = std::numeric_limits<double>::quiet_NaN();
+        e.score[e.at(h, r, b)] = S;
+        e.tau[e.at(h, r, b)] = tau;
       }
     }
   }

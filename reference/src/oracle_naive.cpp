@@ -70,15 +70,18 @@ Expected oracle_naive(const Case& c) {
         for (std::int64_t t = b * bs; t < std::min((b + 1) * bs, L); ++t) {
           std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t)];
           if (slot < 0) slot += c.S;
-          double dot = 0, adot = 0;
+          double dot[detail::kLanes] = {}, qq[detail::kLanes] = {}, kk[detail::kLanes] = {};
           for (std::int64_t i = 0; i < c.D; ++i) {
             const double qi = bf16_bits_to_float(q[i]);
             const double ki = k_value(c, slot, kvh, i);
-            dot += qi * ki;
-            adot += std::fabs(qi) * std::fabs(ki);
+            dot[i % detail::kLanes] += qi * ki;
+            qq[i % detail::kLanes] += qi * qi;
+            kk[i % detail::kLanes] += ki * ki;
           }
-          logits.push_back(dot * scale);
-          taus.push_back(detail::logit_tau(adot, std::fabs(scale), c.D));
+          logits.push_back(detail::lane_sum(dot) * scale);
+          // sum |q_i k_i| <= |q| |k| (Cauchy-Schwarz) bounds the accumulation error.
+          taus.push_back(detail::logit_tau(std::sqrt(detail::lane_sum(qq)) * std::sqrt(detail::lane_sum(kk)),
+                                           std::fabs(scale), c.D));
         }
         // Block score: max, or log2-sum-exp, over the row's own visible tokens.
         double m = -std::numeric_limits<double>::infinity(), tau = 0;
