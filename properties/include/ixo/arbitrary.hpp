@@ -1,0 +1,58 @@
+// RapidCheck generators for the indexer's domain types, one per type, and the knobs of a
+// generated case (GenSpec). A property draws a GenSpec and a seed; the Case is
+// ixo::generate(spec, seed), so a shrunk counterexample is a small, readable spec.
+#pragma once
+#include <rapidcheck.h>
+
+#include <ostream>
+
+#include "ixo/generate.hpp"
+
+namespace ixo {
+
+// Printing for RapidCheck counterexamples.
+void showValue(const GenSpec& s, std::ostream& os);
+void showValue(KDtype t, std::ostream& os);
+void showValue(ScoreType t, std::ostream& os);
+
+namespace gen {
+
+// A prefix length: mostly m*bs + {-2,-1,0,+1} (rows straddling block boundaries), else anywhere.
+rc::Gen<std::int64_t> prefix(int block_size, std::int64_t max_prefix);
+
+struct Knobs {
+  int max_requests = 8;
+  int max_draft_rows = 8;
+  std::int64_t max_prefix = 2500;
+  int max_topk = 64;
+  bool allow_lse = true;
+  Values values = Values::gaussian;  // exact forces score max
+};
+
+// The whole case description: requests, draft rows, Hq:Hk, D, block size, dtype,
+// scales, score type, init/local, topk, slot permutation, aliases, padding, inactive.
+rc::Gen<GenSpec> spec(Knobs k = {});
+
+}  // namespace gen
+}  // namespace ixo
+
+namespace rc {
+
+template <>
+struct Arbitrary<ixo::KDtype> {
+  static Gen<ixo::KDtype> arbitrary() {
+    return gen::element(ixo::KDtype::bf16, ixo::KDtype::e4m3fn, ixo::KDtype::e4m3fnuz, ixo::KDtype::e5m2);
+  }
+};
+
+template <>
+struct Arbitrary<ixo::ScoreType> {
+  static Gen<ixo::ScoreType> arbitrary() { return gen::element(ixo::ScoreType::max, ixo::ScoreType::lse); }
+};
+
+template <>
+struct Arbitrary<ixo::GenSpec> {
+  static Gen<ixo::GenSpec> arbitrary() { return ixo::gen::spec(); }
+};
+
+}  // namespace rc

@@ -1,0 +1,87 @@
+#include "ixo/arbitrary.hpp"
+
+#include <algorithm>
+
+namespace ixo {
+
+void showValue(KDtype t, std::ostream& os) { os << to_string(t); }
+void showValue(ScoreType t, std::ostream& os) { os << to_string(t); }
+
+void showValue(const GenSpec& s, std::ostream& os) {
+  os << "GenSpec{requests=" << s.requests << " draft_rows=" << s.draft_rows << " prefixes=[";
+  for (std::size_t i = 0; i < s.prefixes.size(); ++i) os << (i ? "," : "") << s.prefixes[i];
+  os << "] Hq=" << s.Hq << " Hk=" << s.Hk << " D=" << s.D << " block_size=" << s.cfg.block_size
+     << " topk=" << s.cfg.topk << " init=" << s.cfg.init_blocks << " local=" << s.cfg.local_blocks
+     << " score=" << to_string(s.cfg.score_type) << " k_dtype=" << to_string(s.cfg.k_dtype) << " k_scale=" << s.cfg.k_scale
+     << " q_scale=" << s.cfg.q_scale << " values="
+     << (s.values == Values::exact ? "exact" : s.values == Values::near_tie ? "near_tie" : "gaussian")
+     << " permute_slots=" << s.permute_slots << " permute_tokens=" << s.permute_tokens
+     << " negative_aliases=" << s.negative_aliases << " padding=" << s.padding_requests
+     << " inactive=" << s.inactive_requests << "}";
+}
+
+namespace gen {
+
+rc::Gen<std::int64_t> prefix(int block_size, std::int64_t max_prefix) {
+  const std::int64_t max_m = std::max<std::int64_t>(1, (max_prefix - 2) / block_size);
+  return rc::gen::weightedOneOf<std::int64_t>(
+      {{3, rc::gen::map(rc::gen::pair(rc::gen::inRange<std::int64_t>(1, max_m + 1), rc::gen::inRange<std::int64_t>(-2, 2)),
+                        [block_size](const std::pair<std::int64_t, std::int64_t>& p) {
+                          return std::max<std::int64_t>(1, p.first * block_size + p.second);
+                        })},
+       {1, rc::gen::inRange<std::int64_t>(1, max_prefix + 1)}});
+}
+
+rc::Gen<GenSpec> spec(Knobs k) {
+  // Structure first (what shrinks most usefully), then the values.
+  struct Shape {
+    int requests, draft_rows, ratio, D, bs;
+  };
+  const auto shape = rc::gen::build<Shape>(
+      rc::gen::set(&Shape::requests, rc::gen::inRange(1, k.max_requests + 1)),
+      rc::gen::set(&Shape::draft_rows, rc::gen::inRange(1, k.max_draft_rows + 1)),
+      rc::gen::set(&Shape::ratio, rc::gen::inRange(0, 4)),
+      rc::gen::set(&Shape::D, rc::gen::element(128, 64)),
+      rc::gen::set(&Shape::bs, rc::gen::element(128, 64, 32, 16)));
+  return rc::gen::mapcat(shape, [k](const Shape& sh) {
+    const int ratios[4][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 2}};
+    const bool exact = k.values == Values::exact;
+    // Exact values need at most 2*(D/gqa)*kmax+1 distinct block levels per request.
+    const std::int64_t max_prefix = exact ? std::min<std::int64_t>(k.max_prefix, 8 * sh.bs) : k.max_prefix;
+    return rc::gen::map(
+        rc::gen::tuple(rc::gen::container<std::vector<std::int64_t>>(static_cast<std::size_t>(sh.requests), prefix(sh.bs, max_prefix)),
+                       rc::gen::arbitrary<KDtype>(), exact || !k.allow_lse ? rc::gen::just(ScoreType::max) : rc::gen::arbitrary<ScoreType>(),
+                       rc::gen::inRange(1, k.max_topk + 1), rc::gen::inRange(0, 4), rc::gen::inRange(0, 4),
+                       rc::gen::element(1.0, 0.75, 1.5, 0.3125), rc::gen::element(1.0, 0.5, 2.0),
+                       rc::gen::tuple(rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 3),
+                                      rc::gen::inRange(0, 3))),
+        [sh, k, ratios](const auto& t) {
+          GenSpec s;
+          s.requests = sh.requests;
+          s.draft_rows = sh.draft_rows;
+          s.Hq = ratios[sh.ratio][0];
+          s.Hk = ratios[sh.ratio][1];
+          s.D = sh.D;
+          s.cfg.block_size = sh.bs;
+          s.prefixes = std::get<0>(t);
+          s.cfg.k_dtype = std::get<1>(t);
+          s.cfg.score_type = std::get<2>(t);
+          s.cfg.topk = std::get<3>(t);
+          s.cfg.init_blocks = std::get<4>(t);
+          s.cfg.local_blocks = std::get<5>(t);
+          s.cfg.k_scale = std::get<6>(t);
+          s.cfg.q_scale = std::get<7>(t);
+          const auto& [keep_order, no_alias, padding, inactive] = std::get<8>(t);
+          s.permute_slots = true;  // slot ids never equal the row or group index
+          s.permute_tokens = !keep_order;
+          s.negative_aliases = !no_alias;
+          s.padding_requests = padding;
+          s.inactive_requests = inactive;
+          s.values = k.values;
+          return s;
+        });
+  });
+}
+
+}  // namespace gen
+}  // namespace ixo

@@ -1,0 +1,58 @@
+#include "ixo/transform.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace ixo {
+
+Case relabel_slots(const Case& c, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<std::int64_t> slot_perm(static_cast<std::size_t>(c.S)), row_perm(static_cast<std::size_t>(c.rows));
+  std::iota(slot_perm.begin(), slot_perm.end(), 0);
+  std::iota(row_perm.begin(), row_perm.end(), 0);
+  std::shuffle(slot_perm.begin(), slot_perm.end(), g);
+  std::shuffle(row_perm.begin(), row_perm.end(), g);
+  Case d = c;
+  const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * element_bytes(c.cfg.k_dtype));
+  for (std::int64_t s = 0; s < c.S; ++s)
+    std::memcpy(&d.k_cache[static_cast<std::size_t>(slot_perm[static_cast<std::size_t>(s)]) * row_bytes],
+                &c.k_cache[static_cast<std::size_t>(s) * row_bytes], row_bytes);
+  for (std::int64_t t = 0; t < c.rows; ++t)
+    for (std::int64_t j = 0; j < c.width; ++j) {
+      const std::int32_t v = c.req_to_token[static_cast<std::size_t>(t * c.width + j)];
+      const bool neg = v < 0;
+      const std::int64_t s = neg ? v + c.S : v;
+      std::int64_t m = (s >= 0 && s < c.S) ? slot_perm[static_cast<std::size_t>(s)] : s;
+      if (neg && s >= 0 && s < c.S) m -= c.S;
+      d.req_to_token[static_cast<std::size_t>(row_perm[static_cast<std::size_t>(t)] * c.width + j)] = static_cast<std::int32_t>(m);
+    }
+  for (std::int64_t r = 0; r < c.R; ++r) {
+    const std::int64_t sid = table_row(c, r);
+    if (sid >= 0) d.slot_ids[static_cast<std::size_t>(r)] = row_perm[static_cast<std::size_t>(sid)];
+  }
+  return d;
+}
+
+Case append_rows(const Case& c, int padding, int inactive) {
+  Case d = c;
+  const std::int64_t P = c.cfg.packed_queries;
+  std::int64_t sid = c.R > 0 ? table_row(c, 0) : -1;
+  const bool can_pad = sid >= 0;
+  for (int g = 0; g < padding + inactive; ++g) {
+    const bool pad = g < padding && can_pad;
+    for (std::int64_t j = 0; j < P; ++j) {
+      d.slot_ids.push_back(pad ? sid : c.rows + 5);
+      d.seq_lens.push_back(std::min<std::int64_t>(c.width, j + 2));
+      const std::int64_t src = c.R > 0 ? (g * P + j) % c.R : 0;  // reuse real query rows
+      for (std::int64_t i = 0; i < c.Hq * c.D; ++i)
+        d.q.push_back(c.q.empty() ? std::uint16_t{0x3f80} : c.q[static_cast<std::size_t>(src * c.Hq * c.D + i)]);
+    }
+    d.R += P;
+  }
+  return d;
+}
+
+}  // namespace ixo
