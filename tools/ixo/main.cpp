@@ -4,6 +4,7 @@
 //   ixo run --backend NAME CASE_DIR --out DIR      write a backend's outputs
 //   ixo check CASE_DIR --topk FILE [--scores F]    judge an external implementation
 //   ixo check [--backend NAME]... [--json]         the embedded default suite
+//   ixo fuzz --seconds N [--backend B] [--seed S] [--shard i/n]   random seeds, shrunk regressions
 //   ixo list                                       presets and backends
 // Exit codes: 0 pass, 1 fail, 2 bad input.
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 
 #include "backend.hpp"
 #include "default_suite.hpp"
+#include "fuzz.hpp"
 #include "ixo/case_io.hpp"
 #include "ixo/error.hpp"
 #include "ixo/generate.hpp"
@@ -97,6 +99,17 @@ int main(int argc, char** argv) {
   check->add_option("--backend", backends, "default suite: only these backends (repeatable)");
   check->add_flag("--json", json, "machine-readable output");
 
+  ixo::FuzzOptions fuzz_opt;
+  std::string shard = "0/1";
+  fuzz_opt.out_dir = IXO_REGRESSIONS_DIR;
+  auto* fuzz = app.add_subcommand("fuzz", "random seeds under a time budget; failing cases are shrunk and saved");
+  fuzz->add_option("--seconds", fuzz_opt.seconds, "time budget");
+  fuzz->add_option("--backend", fuzz_opt.backends, "backend(s) to fuzz (default: all available)");
+  fuzz->add_option("--seed", fuzz_opt.seed, "first seed");
+  fuzz->add_option("--shard", shard, "i/n: this process takes seeds seed+i, seed+i+n, ...");
+  fuzz->add_option("--cases", fuzz_opt.cases_per_seed, "cases per seed");
+  fuzz->add_option("--out", fuzz_opt.out_dir, "where shrunk failing cases are written");
+
   app.add_subcommand("list", "list presets and backends");
 
   try {
@@ -111,6 +124,19 @@ int main(int argc, char** argv) {
     if (*gen) return cmd_gen(preset_name, seed, out);
     if (*ref) return cmd_ref(case_dir, out);
     if (*run) return cmd_run(backend, case_dir, out);
+    if (*fuzz) {
+      const auto slash = shard.find('/');
+      try {
+        if (slash == std::string::npos) throw std::invalid_argument(shard);
+        fuzz_opt.shard = std::stoi(shard.substr(0, slash));
+        fuzz_opt.shards = std::stoi(shard.substr(slash + 1));
+      } catch (const std::exception&) {
+        throw ixo::InputError("--shard", "expected i/n, got '" + shard + "'");
+      }
+      if (fuzz_opt.shards < 1 || fuzz_opt.shard < 0 || fuzz_opt.shard >= fuzz_opt.shards)
+        throw ixo::InputError("--shard", "expected 0 <= i < n, got '" + shard + "'");
+      return ixo::run_fuzz(fuzz_opt) == 0 ? 0 : 1;
+    }
     if (*check) {
       if (!case_dir.empty()) {
         if (topk_file.empty()) throw ixo::InputError("--topk", "is required when a case directory is given");

@@ -38,3 +38,15 @@ std::vector<std::string> preset_names();
 GenSpec preset(const std::string& name);  // throws InputError("preset", name)
 
 }  // namespace ixo
+
+namespace ixo {
+
+// GenSpec <-> JSON (fixtures and fuzz regressions). Keys: requests, draft_rows,
+// prefixes, max_prefix, Hq, Hk, D, config (case.json keys), values
+// ("gaussian"|"exact"|"near_tie"), permute_slots, request_slots, permute_tokens,
+// negative_aliases, padding_requests, inactive_requests, extra_width, or "preset": NAME
+// as the base that the other keys override. Unknown keys are errors.
+GenSpec spec_from_json(const std::string& text);
+std::string spec_to_json(const GenSpec& s);
+
+}  // namespace ixo

@@ -1,0 +1,91 @@
+#include <nlohmann/json.hpp>
+
+#include "ixo/case_io.hpp"
+#include "ixo/error.hpp"
+#include "ixo/generate.hpp"
+
+namespace ixo {
+
+using json = nlohmann::json;
+
+namespace {
+
+const char* values_name(Values v) { return v == Values::exact ? "exact" : v == Values::near_tie ? "near_tie" : "gaussian"; }
+
+Values parse_values(const std::string& s) {
+  if (s == "gaussian") return Values::gaussian;
+  if (s == "exact") return Values::exact;
+  if (s == "near_tie") return Values::near_tie;
+  throw InputError("values", "unknown value family '" + s + "' (gaussian, exact, near_tie)");
+}
+
+template <class T>
+T get(const json& j, const char* key) {
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception& e) {
+    throw InputError(key, std::string("bad value ") + j.at(key).dump() + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+GenSpec spec_from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError("spec", std::string("is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw InputError("spec", "must be a JSON object");
+  GenSpec s = j.contains("preset") ? preset(get<std::string>(j, "preset")) : GenSpec{};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "preset") continue;
+    else if (k == "requests") s.requests = get<int>(j, "requests");
+    else if (k == "draft_rows") s.draft_rows = get<int>(j, "draft_rows");
+    else if (k == "prefixes") s.prefixes = get<std::vector<std::int64_t>>(j, "prefixes");
+    else if (k == "max_prefix") s.max_prefix = get<std::int64_t>(j, "max_prefix");
+    else if (k == "Hq") s.Hq = get<std::int64_t>(j, "Hq");
+    else if (k == "Hk") s.Hk = get<std::int64_t>(j, "Hk");
+    else if (k == "D") s.D = get<std::int64_t>(j, "D");
+    else if (k == "config") {
+      // Partial configs override the base: merge over the base's case.json.
+      json base = json::parse(config_to_json(s.cfg));
+      base.merge_patch(it.value());
+      s.cfg = parse_config_json(base.dump());
+    } else if (k == "values") s.values = parse_values(get<std::string>(j, "values"));
+    else if (k == "permute_slots") s.permute_slots = get<bool>(j, "permute_slots");
+    else if (k == "request_slots") s.request_slots = get<std::vector<std::int64_t>>(j, "request_slots");
+    else if (k == "permute_tokens") s.permute_tokens = get<bool>(j, "permute_tokens");
+    else if (k == "negative_aliases") s.negative_aliases = get<bool>(j, "negative_aliases");
+    else if (k == "padding_requests") s.padding_requests = get<int>(j, "padding_requests");
+    else if (k == "inactive_requests") s.inactive_requests = get<int>(j, "inactive_requests");
+    else if (k == "extra_width") s.extra_width = get<std::int64_t>(j, "extra_width");
+    else throw InputError(k, "unknown key in a generator spec");
+  }
+  return s;
+}
+
+std::string spec_to_json(const GenSpec& s) {
+  json j;
+  j["requests"] = s.requests;
+  j["draft_rows"] = s.draft_rows;
+  j["prefixes"] = s.prefixes;
+  j["max_prefix"] = s.max_prefix;
+  j["Hq"] = s.Hq;
+  j["Hk"] = s.Hk;
+  j["D"] = s.D;
+  j["config"] = json::parse(config_to_json(s.cfg));
+  j["values"] = values_name(s.values);
+  j["permute_slots"] = s.permute_slots;
+  j["request_slots"] = s.request_slots;
+  j["permute_tokens"] = s.permute_tokens;
+  j["negative_aliases"] = s.negative_aliases;
+  j["padding_requests"] = s.padding_requests;
+  j["inactive_requests"] = s.inactive_requests;
+  j["extra_width"] = s.extra_width;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace ixo
