@@ -1,0 +1,141 @@
+// CUDA backends over the launch API (indexer_launch.hpp). Plain C++ with the CUDA runtime.
+#include "gpu/cuda_backends.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "gpu/indexer_launch.hpp"
+#include "ixo/error.hpp"
+
+namespace ixo {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("cuda: ") + what + ": " + cudaGetErrorString(e));
+}
+void check_launch(int e, const char* what) { check(static_cast<cudaError_t>(e), what); }
+
+template <class T>
+struct DevBuf {
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit DevBuf(std::size_t count) : n(count) {
+    if (count) check(cudaMalloc(reinterpret_cast<void**>(&p), count * sizeof(T)), "cudaMalloc");
+  }
+  DevBuf(const T* host, std::size_t count) : DevBuf(count) {
+    if (count) check(cudaMemcpy(p, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+  }
+  ~DevBuf() {
+    if (p) cudaFree(p);
+  }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+};
+
+bool device_present(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    if (why) *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  if (n == 0) {
+    if (why) *why = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+// Packed path preconditions that only the host can see (the rows of a group share one slot
+// id); without them the packed backend runs the per-row kernel.
+bool groups_share_slots(const Case& c, int P) {
+  if (P <= 1 || c.R % P != 0) return false;
+  for (std::int64_t g = 0; g < c.R / P; ++g)
+    for (int d = 1; d < P; ++d)
+      if (c.slot_ids[g * P + d] != c.slot_ids[g * P]) return false;
+  return true;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(bool packed) : packed_(packed) {}
+  std::string name() const override { return packed_ ? "cuda-packed" : "cuda-rows"; }
+  bool available(std::string* why) const override { return device_present(why); }
+
+  Observed run(const Case& c, const RunOptions& options) override {
+    std::string why;
+    if (!device_present(&why)) throw std::runtime_error(name() + " unavailable: " + why);
+    if (!gpu::head_dim_supported(c.D)) throw InputError("D", "cuda backends support D 1..256, got " + std::to_string(c.D));
+    const std::int64_t NB = c.NB();
+    gpu::IndexArgs a;
+    a.R = c.R;
+    a.Hq = c.Hq;
+    a.Hk = c.Hk;
+    a.D = c.D;
+    a.S = c.S;
+    a.rows = c.rows;
+    a.width = c.width;
+    a.NB = NB;
+    a.block_size = c.cfg.block_size;
+    a.topk = c.cfg.topk;
+    a.init_blocks = c.cfg.init_blocks;
+    a.local_blocks = c.cfg.local_blocks;
+    a.score_lse = c.cfg.score_type == ScoreType::lse ? 1 : 0;
+    a.k_code = static_cast<int>(c.cfg.k_dtype);
+    a.packed_queries = c.cfg.packed_queries;
+    a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale);
+    a.k_scale = static_cast<float>(c.cfg.k_scale);
+    a.num_chunks = options.force_num_chunks;
+    a.mutant = options.mutant;
+
+    DevBuf<std::uint16_t> q(c.q.data(), c.q.size());
+    DevBuf<std::uint8_t> k(c.k_cache.data(), c.k_cache.size());
+    DevBuf<std::int32_t> r2t(c.req_to_token.data(), c.req_to_token.size());
+    DevBuf<std::int64_t> slots(c.slot_ids.data(), c.slot_ids.size());
+    DevBuf<std::int64_t> lens(c.seq_lens.data(), c.seq_lens.size());
+    const std::size_t ncells = static_cast<std::size_t>(c.Hq * c.R * NB);
+    DevBuf<float> scores(ncells);
+    DevBuf<std::int32_t> topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk));
+    a.q = q.p;
+    a.k_cache = k.p;
+    a.req_to_token = r2t.p;
+    a.slot_ids = slots.p;
+    a.seq_lens = lens.p;
+    a.scores = scores.p;
+    a.topk_idx = topk.p;
+
+    cudaStream_t s = nullptr;
+    check_launch(gpu::launch_fill_u32(scores.p, options.score_poison_bits, ncells, s), "fill");
+    const bool use_packed = packed_ && groups_share_slots(c, c.cfg.packed_queries);
+    check_launch(use_packed ? gpu::launch_score_packed(a, s) : gpu::launch_score_rows(a, s), "score");
+    check_launch(gpu::launch_topk(a, s), "topk");
+    check(cudaStreamSynchronize(s), "synchronize");
+
+    Observed o;
+    o.Hq = c.Hq;
+    o.R = c.R;
+    o.topk = c.cfg.topk;
+    o.NB = NB;
+    o.has_scores = true;
+    o.topk_idx.resize(topk.n);
+    o.scores.resize(ncells);
+    if (topk.n) check(cudaMemcpy(o.topk_idx.data(), topk.p, topk.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H");
+    if (ncells) check(cudaMemcpy(o.scores.data(), scores.p, ncells * sizeof(float), cudaMemcpyDeviceToHost), "D2H");
+    return o;
+  }
+
+ private:
+  bool packed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_rows_backend() { return std::make_unique<CudaBackend>(false); }
+std::unique_ptr<Backend> make_cuda_packed_backend() { return std::make_unique<CudaBackend>(true); }
+
+}  // namespace ixo

@@ -1,0 +1,587 @@
+// Single-source CUDA/HIP kernels of the indexer: score (per-row and packed are the same
+// kernel; per-row is a pack of 1), top-k and a fill kernel. Included by indexer_cuda.cu
+// (nvcc) and indexer_hip.hip (hipcc). Every shared formula comes from indexer_common.hpp.
+// Design notes: docs/gpu-kernels.md.
+#pragma once
+#include <cstdint>
+
+#include "gpu/gpu_port.hpp"
+#include "indexer_common.hpp"
+
+namespace ixo::gpu::detail {
+namespace cm = ixo::common;
+
+constexpr int kScoreThreads = 128;  // 4 warps (CUDA); the scalar path works for any width
+constexpr int kTopkThreads = 256;
+constexpr int kTopkSmemKeys = 8192;  // rows with nb <= this keep their keys in shared memory
+
+struct ScoreParams {
+  const std::uint16_t* q;
+  const std::uint8_t* k;
+  const std::int32_t* r2t;
+  const std::int64_t* slot;
+  const std::int64_t* lens;
+  float* scores;
+  std::int64_t R, Hq, Hk, D, S, rows, width, NB;
+  int bs, topk, init, local, lse, kcode, pack, gqa, chunks;
+  float mult;
+  int mutant;
+};
+
+struct TopkParams {
+  const float* scores;
+  const std::int64_t* slot;
+  const std::int64_t* lens;
+  std::int32_t* out;
+  std::int64_t R, Hq, S, rows, NB;
+  int bs, topk;
+  int mutant;
+};
+
+// ---------------------------------------------------------------- shared per-group logic
+// Metadata of one tile row (draft row x head of a kv head).
+struct RowMeta {
+  std::int64_t L;
+  std::int64_t nb;
+  bool write;  // active, nb > topk: this row's columns [0, nb) are written
+  float* out;  // score row base
+};
+
+__device__ __forceinline__ bool row_writable(const ScoreParams& p, std::int64_t r, std::int64_t* L_out,
+                                             std::int64_t* nb_out) {
+  const std::int64_t L = p.lens[r];
+  const bool active = cm::table_row(p.slot[r], p.S, p.rows, L) >= 0;
+  const std::int64_t nb = active ? cm::num_blocks(L, p.bs) : 0;
+  *L_out = L;
+  *nb_out = nb;
+  return active && !cm::trivial_row(nb, p.topk);
+}
+
+__device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int kvh, int i) {
+  RowMeta m{0, 0, false, nullptr};
+  const cm::TileRow tr = cm::tile_row(i, p.pack, p.gqa);
+  if (!tr.used) return m;
+  const std::int64_t r = first + tr.draft;
+  const std::int64_t h = static_cast<std::int64_t>(kvh) * p.gqa + tr.head;
+  m.write = row_writable(p, r, &m.L, &m.nb);
+  m.out = p.scores + (h * p.R + r) * p.NB;
+  return m;
+}
+
+// Group length (the longest writable row: K is loaded for it) and the table row it reads.
+__device__ __forceinline__ std::int64_t group_plan(const ScoreParams& p, std::int64_t first, std::int64_t* sid) {
+  std::int64_t Lg = 0;
+  *sid = -1;
+  for (int d = 0; d < p.pack; ++d) {
+    std::int64_t L, nb;
+    if (row_writable(p, first + d, &L, &nb)) {
+      if (*sid < 0) *sid = cm::table_row(p.slot[first + d], p.S, p.rows, L);
+      Lg = L > Lg ? L : Lg;
+    }
+  }
+  return Lg;
+}
+
+// Online block-score state of one row: max, or (max, sum of exp2) for lse.
+struct BlockState {
+  float m;
+  float s;
+};
+__device__ __forceinline__ void state_reset(BlockState& st) {
+  st.m = -INFINITY;
+  st.s = 0.0f;
+}
+// Adds n logits (already masked to -inf) in the given order.
+template <int N>
+__device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], bool lse) {
+  float mt = -INFINITY;
+#pragma unroll
+  for (int e = 0; e < N; ++e) mt = fmaxf(mt, v[e]);
+  if (!lse) {
+    st.m = fmaxf(st.m, mt);
+    return;
+  }
+  const float nm = fmaxf(st.m, mt);
+  if (nm == -INFINITY) return;
+  float s = st.m == -INFINITY ? 0.0f : st.s * exp2f(st.m - nm);
+#pragma unroll
+  for (int e = 0; e < N; ++e) s += exp2f(v[e] - nm);
+  st.m = nm;
+  st.s = s;
+}
+// Merges state b into a (a first, then b: a fixed order).
+__device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, bool lse) {
+  if (!lse) {
+    a.m = fmaxf(a.m, b.m);
+    return;
+  }
+  const float nm = fmaxf(a.m, b.m);
+  if (nm == -INFINITY) return;
+  const float sa = a.m == -INFINITY ? 0.0f : a.s * exp2f(a.m - nm);
+  const float sb = b.m == -INFINITY ? 0.0f : b.s * exp2f(b.m - nm);
+  a.m = nm;
+  a.s = sa + sb;
+}
+__device__ __forceinline__ float state_score(const BlockState& st, bool lse) {
+  if (!lse) return st.m;
+  if (st.m == -INFINITY) return -INFINITY;
+  const float r = st.m + log2f(st.s);
+  return r != r ? -INFINITY : r;
+}
+
+__device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, float score, const ScoreParams& p) {
+  if (m.write && b < m.nb && b < p.NB) m.out[b] = cm::forced_score(score, b, m.nb, p.init, p.local);
+}
+
+// bf16 bits of every fp8 code (exact: every fp8 value is a bf16 value).
+__device__ __forceinline__ std::uint16_t fp8_bf16_bits(int code, int kcode) {
+  const float f = cm::fp8_to_float(static_cast<std::uint8_t>(code), kcode);
+  std::uint32_t u;
+  __builtin_memcpy(&u, &f, 4);
+  if (f != f) return 0x7FC0u;
+  return static_cast<std::uint16_t>(u >> 16);
+}
+
+#if defined(IXO_GPU_CUDA)
+// ---------------------------------------------------------------- tensor-core path (CUDA)
+// Built for sm_80+ device passes (the project builds sm_90a and sm_100a).
+// Tile: 16 rows (pack x gqa) x 8 tokens per mma.sync.m16n8k16 (bf16 in, fp32 accumulate).
+// A warp owns whole blocks (b0 + warp, +4, ...) and walks a block in sub-tiles of 32
+// tokens from the block's start, so the order every row's values are reduced in depends
+// only on the token's offset inside its block: identical in the per-row and packed launch.
+//
+// K fragments are loaded straight from global memory, 16 bytes per thread: thread j of a
+// token's 4 threads loads bytes [c*64 + j*16, +16) of the K row for load c. The head-dim
+// order of the MMA's k index is permuted accordingly (the same permutation for Q), which
+// changes no arithmetic outside the hardware's own summation.
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  std::uint32_t d;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
+}
+
+// Two fp8 codes (low byte = first element) -> bf16x2 (low half = first element).
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, const std::uint16_t* lut) {
+#if IXO_GPU_CVT_FP8
+  if constexpr (KC == cm::kE4m3fn || KC == cm::kE5m2) {
+    std::uint32_t h2;
+    const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
+    if constexpr (KC == cm::kE4m3fn) {
+      asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
+    } else {
+      asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
+    }
+    float lo, hi;
+    asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+        : "=f"(lo), "=f"(hi)
+        : "r"(h2));
+    return pack_bf16x2(lo, hi);
+  }
+#endif
+  return static_cast<std::uint32_t>(lut[two & 0xFFu]) | (static_cast<std::uint32_t>(lut[(two >> 8) & 0xFFu]) << 16);
+}
+
+// 16-byte global -> shared copy that bypasses registers (zero-filled when src_bytes == 0).
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
+  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Pipeline depth (sub-tiles of 32 tokens per warp in shared memory) and dynamic shared
+// memory of the tensor-core kernel.
+template <int D, int KC>
+struct MmaCfg {
+  static constexpr bool kFp8 = KC != cm::kBf16;
+  static constexpr int kEsz = kFp8 ? 1 : 2;
+  static constexpr int kNL = D * kEsz / 64;  // 16-byte pieces per token-thread
+  static constexpr int kStages = kFp8 ? 4 : 3;
+  static constexpr int kSmemBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;
+};
+
+template <int D, int KC>
+__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_mma_kernel(ScoreParams p) {
+  constexpr bool kFp8 = KC != cm::kBf16;
+  constexpr int kEsz = kFp8 ? 1 : 2;
+  constexpr int kNL = D * kEsz / 64;  // 16-byte loads per token-thread
+  constexpr int kNS = MmaCfg<D, KC>::kStages;
+  extern __shared__ uint4 kring[];  // [warp][stage][n-tile j][piece l][lane]
+  constexpr int kSteps = D / 16;      // mma k-steps
+  constexpr int kStepsPerLoad = kSteps / kNL;
+  static_assert(D % 64 == 0, "D must be a multiple of 64");
+
+  __shared__ std::uint16_t lut[256];
+  if constexpr (kFp8) {
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC);
+    __syncthreads();
+  }
+
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int grp = lane >> 2, tig = lane & 3;
+  const std::int64_t g = blockIdx.x / p.chunks;
+  const int c = static_cast<int>(blockIdx.x % p.chunks);
+  const int kvh = blockIdx.y;
+  const std::int64_t first = g * p.pack;
+
+  std::int64_t sid;
+  const std::int64_t Lg = group_plan(p, first, &sid);
+  if (Lg <= 0 || sid < 0) return;
+  std::int64_t b0, b1;
+  cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1);
+  if (b0 + warp >= b1) return;  // warp-uniform; no block-level barrier follows
+
+  const RowMeta m0 = tile_row_meta(p, first, kvh, grp);
+  const RowMeta m1 = tile_row_meta(p, first, kvh, grp + 8);
+
+  // Q fragments with the permuted k order.
+  std::uint32_t qa[kSteps][4];
+  {
+    const cm::TileRow t0 = cm::tile_row(grp, p.pack, p.gqa), t1 = cm::tile_row(grp + 8, p.pack, p.gqa);
+    const std::uint32_t* q0 =
+        t0.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t0.draft) * p.Hq + (std::int64_t)kvh * p.gqa + t0.head) * D) : nullptr;
+    const std::uint32_t* q1 =
+        t1.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t1.draft) * p.Hq + (std::int64_t)kvh * p.gqa + t1.head) * D) : nullptr;
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const int ld = s / kStepsPerLoad, sub = s % kStepsPerLoad;
+      const int pd = kFp8 ? ld * 64 + tig * 16 + sub * 4 : ld * 32 + tig * 8 + sub * 4;  // first of 4 dims
+      qa[s][0] = q0 ? __ldg(q0 + pd / 2) : 0u;
+      qa[s][1] = q1 ? __ldg(q1 + pd / 2) : 0u;
+      qa[s][2] = q0 ? __ldg(q0 + pd / 2 + 1) : 0u;
+      qa[s][3] = q1 ? __ldg(q1 + pd / 2 + 1) : 0u;
+    }
+  }
+
+  const bool lse = p.lse != 0;
+  const int nsub = (p.bs + 31) / 32;
+  const std::int64_t nblk_w = (b1 - b0 - warp + 3) / 4;
+  const std::int64_t total = nblk_w * nsub;
+  const std::int32_t* r2t_row = p.r2t + sid * p.width;
+  const std::int64_t row_bytes = p.Hk * D * kEsz;
+  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(kvh) * D * kEsz + tig * 16;
+
+  auto tile_start = [&](std::int64_t it, int* off0) -> std::int64_t {
+    const std::int64_t b = b0 + warp + 4 * (it / nsub);
+    *off0 = static_cast<int>(it % nsub) * 32;
+    return b * p.bs + *off0;
+  };
+  // Token slot of this lane's token in sub-tile it (-1: not loaded).
+  auto load_slot = [&](std::int64_t it) -> std::int64_t {
+    if (it >= total) return -1;
+    int off0;
+    const std::int64_t t = tile_start(it, &off0) + lane;
+    if (off0 + lane >= p.bs || t >= Lg) return -1;
+    return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S);
+  };
+  // Each lane copies its own 16-byte pieces into the warp's ring and later reads back
+  // exactly those pieces: no other thread touches them, so cp.async.wait_group suffices.
+  uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * 4 * kNL * 32;
+  auto issue = [&](std::int64_t it, std::int64_t my_slot) {
+    uint4* st = ring + static_cast<std::size_t>(it % kNS) * 4 * kNL * 32;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const std::int64_t s = __shfl_sync(0xffffffffu, my_slot, j * 8 + grp);
+#pragma unroll
+      for (int l = 0; l < kNL; ++l)
+        cp_async16(st + (j * kNL + l) * 32 + lane, s >= 0 ? kbase + s * row_bytes + l * 64 : kbase, s >= 0 ? 16 : 0);
+    }
+  };
+
+#pragma unroll
+  for (int i = 0; i < kNS - 1; ++i) {
+    if (i < total) issue(i, load_slot(i));
+    cp_async_commit();
+  }
+  std::int64_t slot_next = load_slot(kNS - 1);
+  uint4 kc[4][kNL];
+  BlockState st0, st1;
+  state_reset(st0);
+  state_reset(st1);
+
+  for (std::int64_t it = 0; it < total; ++it) {
+    cp_async_wait<kNS - 2>();
+    {
+      const uint4* st = ring + static_cast<std::size_t>(it % kNS) * 4 * kNL * 32;
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int l = 0; l < kNL; ++l) kc[j][l] = st[(j * kNL + l) * 32 + lane];
+    }
+    if (it + kNS - 1 < total) issue(it + kNS - 1, slot_next);
+    cp_async_commit();
+    slot_next = load_slot(it + kNS);
+
+    int off0;
+    const std::int64_t t0 = tile_start(it, &off0);
+    float v0[8], v1[8];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int l = 0; l < kNL; ++l) {
+        const std::uint32_t w[4] = {kc[j][l].x, kc[j][l].y, kc[j][l].z, kc[j][l].w};
+#pragma unroll
+        for (int sub = 0; sub < kStepsPerLoad; ++sub) {
+          std::uint32_t bb0, bb1;
+          if constexpr (kFp8) {
+            bb0 = fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, lut);
+            bb1 = fp8x2_to_bf16x2<KC>(w[sub] >> 16, lut);
+          } else {
+            bb0 = w[2 * sub];
+            bb1 = w[2 * sub + 1];
+          }
+          mma_bf16(acc, qa[l * kStepsPerLoad + sub], bb0, bb1);
+        }
+      }
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int off = off0 + j * 8 + tig * 2 + e;
+        const std::int64_t t = t0 + j * 8 + tig * 2 + e;
+        const bool in_blk = off < p.bs;
+        v0[j * 2 + e] = (in_blk && t < m0.L) ? acc[e] * p.mult : -INFINITY;
+        v1[j * 2 + e] = (in_blk && t < m1.L) ? acc[2 + e] * p.mult : -INFINITY;
+      }
+    }
+    state_add(st0, v0, lse);
+    state_add(st1, v1, lse);
+
+    if (off0 + 32 >= p.bs) {  // last sub-tile of the block: reduce over the 4 lanes of a row
+#pragma unroll
+      for (int x = 1; x <= 2; x <<= 1) {
+        BlockState o0{__shfl_xor_sync(0xffffffffu, st0.m, x), __shfl_xor_sync(0xffffffffu, st0.s, x)};
+        BlockState o1{__shfl_xor_sync(0xffffffffu, st1.m, x), __shfl_xor_sync(0xffffffffu, st1.s, x)};
+        // Fixed order: the lower lane's state first, in every lane.
+        if (tig & x) {
+          BlockState a0 = o0, a1 = o1;
+          state_merge(a0, st0, lse);
+          state_merge(a1, st1, lse);
+          st0 = a0;
+          st1 = a1;
+        } else {
+          state_merge(st0, o0, lse);
+          state_merge(st1, o1, lse);
+        }
+      }
+      if (tig == 0) {
+        const std::int64_t b = (t0 - off0) / p.bs;
+        write_block(m0, b, state_score(st0, lse), p);
+        write_block(m1, b, state_score(st1, lse), p);
+      }
+      state_reset(st0);
+      state_reset(st1);
+    }
+  }
+  cp_async_wait<0>();
+}
+#endif  // IXO_GPU_CUDA
+
+// ---------------------------------------------------------------- portable scalar path
+// HIP (and any target without the tensor-core path): each thread computes whole fp32 dots
+// of one token against the tile's rows, in head-dim order; one thread per row reduces a
+// block's logits in token order. Per-row arithmetic does not depend on the tile, so the
+// packed and per-row launches agree bit for bit here too.
+constexpr int kScalarMaxD = 256;
+template <int KC>
+__global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
+  __shared__ float qs[cm::kTileRows][kScalarMaxD];
+  __shared__ float lg[cm::kTileRows][kScoreThreads];
+  __shared__ BlockState st[cm::kTileRows];
+  const int tid = threadIdx.x;
+  const std::int64_t g = blockIdx.x / p.chunks;
+  const int c = static_cast<int>(blockIdx.x % p.chunks);
+  const int kvh = blockIdx.y;
+  const std::int64_t first = g * p.pack;
+  std::int64_t sid;
+  const std::int64_t Lg = group_plan(p, first, &sid);
+  if (Lg <= 0 || sid < 0) return;  // block-uniform
+  std::int64_t b0, b1;
+  cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1);
+  if (b0 >= b1) return;
+  const int used = p.pack * p.gqa;
+  const int D = static_cast<int>(p.D);
+  for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
+    const int row = i / D, d = i % D;
+    const cm::TileRow tr = cm::tile_row(row, p.pack, p.gqa);
+    qs[row][d] = tr.used ? cm::bf16_to_float(p.q[((first + tr.draft) * p.Hq + (std::int64_t)kvh * p.gqa + tr.head) * D + d]) : 0.0f;
+  }
+  RowMeta mine{0, 0, false, nullptr};
+  if (tid < used) mine = tile_row_meta(p, first, kvh, tid);
+  __syncthreads();
+  const bool lse = p.lse != 0;
+  const int esz = KC == cm::kBf16 ? 2 : 1;
+  for (std::int64_t b = b0; b < b1; ++b) {
+    if (tid < cm::kTileRows) state_reset(st[tid]);
+    for (int off0 = 0; off0 < p.bs; off0 += blockDim.x) {
+      const int off = off0 + tid;
+      const std::int64_t t = b * p.bs + off;
+      float dots[cm::kTileRows];
+      for (int i = 0; i < cm::kTileRows; ++i) dots[i] = 0.0f;
+      if (off < p.bs && t < Lg) {
+        const std::int64_t s = cm::wrap_slot(p.r2t[sid * p.width + t], p.S);
+        const std::uint8_t* kr = p.k + (s * p.Hk + kvh) * p.D * esz;
+        for (int d = 0; d < D; ++d) {
+          float kv;
+          if (KC == cm::kBf16) {
+            kv = cm::bf16_to_float(static_cast<std::uint16_t>(kr[2 * d] | (kr[2 * d + 1] << 8)));
+          } else {
+            kv = cm::fp8_to_float(kr[d], KC);
+          }
+          for (int i = 0; i < cm::kTileRows; ++i) dots[i] = fmaf(qs[i][d], kv, dots[i]);
+        }
+      }
+      for (int i = 0; i < cm::kTileRows; ++i) lg[i][tid] = dots[i] * p.mult;
+      __syncthreads();
+      if (tid < used) {
+        const int n = p.bs - off0 < (int)blockDim.x ? p.bs - off0 : (int)blockDim.x;
+        for (int e = 0; e < n; ++e) {
+          const std::int64_t te = b * p.bs + off0 + e;
+          float v[1] = {te < mine.L ? lg[tid][e] : -INFINITY};
+          state_add(st[tid], v, lse);
+        }
+      }
+      __syncthreads();
+    }
+    if (tid < used) write_block(mine, b, state_score(st[tid], lse), p);
+  }
+}
+
+// ---------------------------------------------------------------- top-k
+// One block (256 threads) per (head, row). Trivial rows (nb <= topk) and inactive rows never read the
+// scores. Otherwise a 4-pass radix select (8 bits a pass) over the upper 32 bits of
+// common::topk_key finds the k-th score key; ties on it go to the lowest ids (the key's
+// lower half); the selected ids are compacted in id order, so the output is ascending.
+// Block-wide exclusive prefix sum: warp shuffles, then one warp over the warp totals.
+template <int NT>
+__device__ __forceinline__ std::uint64_t block_exclusive_scan(std::uint64_t v, std::uint64_t* wsum) {
+  constexpr int W = IXO_WARP_SIZE;
+  static_assert(NT % W == 0 && NT / W <= W, "block scan shape");
+  const int tid = threadIdx.x, lane = tid % W, w = tid / W;
+  std::uint64_t x = v;
+#pragma unroll
+  for (int d = 1; d < W; d <<= 1) {
+    const std::uint64_t y = IXO_SHFL_UP(x, d);
+    if (lane >= d) x += y;
+  }
+  if (lane == W - 1) wsum[w] = x;
+  __syncthreads();
+  if (w == 0) {
+    std::uint64_t t = lane < NT / W ? wsum[lane] : 0;
+#pragma unroll
+    for (int d = 1; d < W; d <<= 1) {
+      const std::uint64_t y = IXO_SHFL_UP(t, d);
+      if (lane >= d) t += y;
+    }
+    if (lane < NT / W) wsum[lane] = t;
+  }
+  __syncthreads();
+  const std::uint64_t res = (w > 0 ? wsum[w - 1] : 0) + x - v;
+  __syncthreads();
+  return res;
+}
+
+__device__ __forceinline__ std::uint32_t score_key_hi(float s) {
+  return static_cast<std::uint32_t>(cm::topk_key(s, 0) >> 32);
+}
+
+template <int NT>
+__global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
+  __shared__ std::uint32_t keys[kTopkSmemKeys];
+  __shared__ std::uint32_t hist[257];
+  __shared__ std::uint64_t scan[IXO_WARP_SIZE];
+  static_assert(NT >= 256, "one thread per radix bin");
+  __shared__ std::uint32_t sel_digit, sel_need;
+  const int tid = threadIdx.x;
+  const std::int64_t hr = blockIdx.x;  // h * R + r
+  const std::int64_t r = hr % p.R;
+  std::int32_t* out = p.out + hr * p.topk;
+  const std::int64_t L = p.lens[r];
+  const bool active = cm::table_row(p.slot[r], p.S, p.rows, L) >= 0;
+  const std::int64_t nb = active ? cm::num_blocks(L, p.bs) : 0;
+  if (cm::trivial_row(nb, p.topk)) {
+    for (int i = tid; i < p.topk; i += NT) out[i] = i < nb ? i : -1;
+    return;
+  }
+  const std::int64_t n = nb < p.NB ? nb : p.NB;
+  const float* sc = p.scores + hr * p.NB;
+  const bool in_smem = n <= kTopkSmemKeys;
+  if (in_smem)
+    for (std::int64_t j = tid; j < n; j += NT) keys[j] = score_key_hi(sc[j]);
+  __syncthreads();
+  auto key = [&](std::int64_t j) -> std::uint32_t { return in_smem ? keys[j] : score_key_hi(sc[j]); };
+
+  std::uint32_t prefix = 0, mask = 0, need = static_cast<std::uint32_t>(p.topk);
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    for (int i = tid; i < 257; i += NT) hist[i] = 0;
+    __syncthreads();
+    for (std::int64_t j = tid; j < n; j += NT) {
+      const std::uint32_t u = key(j);
+      if ((u & mask) == prefix) atomicAdd(&hist[(u >> shift) & 0xFFu], 1u);
+    }
+    __syncthreads();
+    // Suffix sums over the 256 bins (hist[256] stays 0).
+    const std::uint64_t mine = tid < 256 ? hist[255 - tid] : 0;
+    const std::uint64_t excl = block_exclusive_scan<NT>(mine, scan);
+    if (tid < 256) {
+      const std::uint32_t above = static_cast<std::uint32_t>(excl);         // bins > 255 - tid
+      const std::uint32_t upto = static_cast<std::uint32_t>(excl + mine);   // bins >= 255 - tid
+      if (above < need && upto >= need) {
+        sel_digit = 255u - tid;
+        sel_need = need - above;
+      }
+    }
+    __syncthreads();
+    prefix |= sel_digit << shift;
+    mask |= 0xFFu << shift;
+    need = sel_need;
+    __syncthreads();
+  }
+  // Compaction in id order: thread tid owns ids [lo, hi).
+  const std::int64_t per = (n + NT - 1) / NT;
+  const std::int64_t lo = tid * per < n ? tid * per : n;
+  const std::int64_t hi = lo + per < n ? lo + per : n;
+  std::uint32_t gt = 0, eq = 0;
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::uint32_t u = key(j);
+    gt += u > prefix;
+    eq += u == prefix;
+  }
+  const std::uint64_t ex = block_exclusive_scan<NT>((static_cast<std::uint64_t>(gt) << 32) | eq, scan);
+  std::uint32_t gt_before = static_cast<std::uint32_t>(ex >> 32), eq_before = static_cast<std::uint32_t>(ex & 0xFFFFFFFFu);
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::uint32_t u = key(j);
+    bool take = false;
+    if (u > prefix) {
+      take = true;
+    } else if (u == prefix) {
+      take = eq_before < need;
+      ++eq_before;
+    }
+    if (take) {
+      const std::uint32_t eq_taken = eq_before - (u == prefix ? 1u : 0u);
+      const std::uint32_t pos = gt_before + (eq_taken < need ? eq_taken : need);
+      if (pos < static_cast<std::uint32_t>(p.topk)) out[pos] = static_cast<std::int32_t>(j);
+    }
+    gt_before += u > prefix;
+  }
+}
+
+__global__ void fill_u32_kernel(std::uint32_t* dst, std::uint32_t bits, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    dst[i] = bits;
+}
+
+}  // namespace ixo::gpu::detail

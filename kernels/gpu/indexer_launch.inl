@@ -1,0 +1,153 @@
+// Host launch code shared by indexer_cuda.cu and indexer_hip.hip (included after
+// indexer_kernels.cuh). No allocation, no host synchronization, grids from graph-constant
+// values only.
+#include <algorithm>
+
+#include "gpu/indexer_launch.hpp"
+
+namespace ixo::gpu {
+namespace {
+namespace cm = ixo::common;
+
+// Chunk plan of the score kernels: common::num_kv_chunks(batch, Hk), capped so a CTA gets
+// at least 16 blocks of the widest possible row (NB, graph-constant): 4 per warp, enough to
+// keep the cp.async pipeline full. The scores do not depend on the chunk plan (tested).
+int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB) {
+  const int c = cm::num_kv_chunks(batch, hk);
+  const std::int64_t cap = NB / 16 > 1 ? NB / 16 : 1;
+  return c < cap ? c : static_cast<int>(cap);
+}
+
+detail::ScoreParams score_params(const IndexArgs& a, int pack) {
+  detail::ScoreParams p{};
+  p.q = a.q;
+  p.k = static_cast<const std::uint8_t*>(a.k_cache);
+  p.r2t = a.req_to_token;
+  p.slot = a.slot_ids;
+  p.lens = a.seq_lens;
+  p.scores = a.scores;
+  p.R = a.R;
+  p.Hq = a.Hq;
+  p.Hk = a.Hk;
+  p.D = a.D;
+  p.S = a.S;
+  p.rows = a.rows;
+  p.width = a.width;
+  p.NB = a.NB;
+  p.bs = a.block_size;
+  p.topk = a.topk;
+  p.init = a.init_blocks;
+  p.local = a.local_blocks;
+  p.lse = a.score_lse;
+  p.kcode = a.k_code;
+  p.pack = pack;
+  p.gqa = static_cast<int>(a.Hq / a.Hk);
+  const std::int64_t batch = a.R / pack;  // rows (pack 1) or groups
+  p.chunks = a.num_chunks > 0 ? a.num_chunks : score_chunks(batch, a.Hk, a.NB);
+  p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale);
+  p.mutant = a.mutant;
+  return p;
+}
+
+// D (compile-time) 64 / 128 on CUDA: tensor-core kernel; D = 0: the portable scalar kernel
+// (any D <= 256; the only path on HIP).
+template <int D, int KC>
+void launch_score_kc(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
+#if defined(IXO_GPU_CUDA)
+  if constexpr (D > 0) {
+    constexpr int smem = detail::MmaCfg<D, KC>::kSmemBytes;
+    static const cudaError_t attr =
+        cudaFuncSetAttribute(detail::score_mma_kernel<D, KC>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    (void)attr;
+    detail::score_mma_kernel<D, KC><<<grid, detail::kScoreThreads, smem, s>>>(p);
+    return;
+  }
+#endif
+  detail::score_scalar_kernel<KC><<<grid, detail::kScoreThreads, 0, s>>>(p);
+}
+
+template <int D>
+void launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
+  switch (p.kcode) {
+    case cm::kBf16: launch_score_kc<D, cm::kBf16>(p, grid, s); break;
+    case cm::kE4m3fn: launch_score_kc<D, cm::kE4m3fn>(p, grid, s); break;
+    case cm::kE4m3fnuz: launch_score_kc<D, cm::kE4m3fnuz>(p, grid, s); break;
+    default: launch_score_kc<D, cm::kE5m2>(p, grid, s); break;
+  }
+}
+
+int launch_score(const IndexArgs& a, int pack, void* stream) {
+  if (a.R <= 0) return 0;
+  if (!head_dim_supported(a.D) || a.Hk <= 0 || a.Hq % a.Hk != 0 || a.Hq / a.Hk > cm::kTileRows || a.k_code < 0 ||
+      a.k_code > 3)
+    return static_cast<int>(gpuErrorInvalidValueCode);
+  const detail::ScoreParams p = score_params(a, pack);
+  const dim3 grid(static_cast<unsigned>((a.R / pack) * p.chunks), static_cast<unsigned>(a.Hk));
+  const auto s = static_cast<gpuStream_t>(stream);
+#if defined(IXO_GPU_CUDA)
+  if (a.D == 64) {
+    launch_score_d<64>(p, grid, s);
+  } else if (a.D == 128) {
+    launch_score_d<128>(p, grid, s);
+  } else
+#endif
+  {
+    launch_score_d<0>(p, grid, s);
+  }
+  return static_cast<int>(gpuGetLastError());
+}
+
+}  // namespace
+
+bool head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarMaxD; }
+
+bool packed_supported(const IndexArgs& a) {
+  const int P = a.packed_queries;
+  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && a.R % P == 0 && cm::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
+}
+
+int launch_score_rows(const IndexArgs& a, void* stream) { return launch_score(a, 1, stream); }
+
+int launch_score_packed(const IndexArgs& a, void* stream) {
+  // Fallback (documented in docs/gpu-kernels.md): a pack that does not fit one 16-row tile,
+  // or rows that do not split into whole groups, run the per-row kernel.
+  return launch_score(a, packed_supported(a) ? a.packed_queries : 1, stream);
+}
+
+int launch_topk(const IndexArgs& a, void* stream) {
+  if (a.R <= 0 || a.Hq <= 0) return 0;
+  detail::TopkParams p{};
+  p.scores = a.scores;
+  p.slot = a.slot_ids;
+  p.lens = a.seq_lens;
+  p.out = a.topk_idx;
+  p.R = a.R;
+  p.Hq = a.Hq;
+  p.S = a.S;
+  p.rows = a.rows;
+  p.NB = a.NB;
+  p.bs = a.block_size;
+  p.topk = a.topk;
+  p.mutant = a.mutant;
+  detail::topk_kernel<detail::kTopkThreads>
+      <<<static_cast<unsigned>(a.Hq * a.R), detail::kTopkThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
+  return static_cast<int>(gpuGetLastError());
+}
+
+int launch_index_step(const IndexArgs& a, bool packed, void* stream) {
+  const int e = packed ? launch_score_packed(a, stream) : launch_score_rows(a, stream);
+  if (e != 0) return e;
+  return launch_topk(a, stream);
+}
+
+int launch_fill_u32(void* dst, std::uint32_t bits, std::size_t n, void* stream) {
+  if (n == 0) return 0;
+  const std::size_t blocks = std::min<std::size_t>((n + 255) / 256, 4096);
+  detail::fill_u32_kernel<<<static_cast<unsigned>(blocks), 256, 0, static_cast<gpuStream_t>(stream)>>>(
+      static_cast<std::uint32_t*>(dst), bits, n);
+  return static_cast<int>(gpuGetLastError());
+}
+
+const char* error_string(int code) { return gpuGetErrorString(static_cast<gpuError_t>(code)); }
+
+}  // namespace ixo::gpu
