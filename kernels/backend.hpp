@@ -26,6 +26,9 @@ class Backend {
   virtual std::string name() const = 0;
   // False when the backend cannot run here (e.g. no GPU); `why` says why.
   virtual bool available(std::string* why = nullptr) const = 0;
+  // False when this backend does not implement the case's configuration (e.g. a CP
+  // backend needs Hk == 1); `why` says why. Callers skip such cases, never pass them.
+  virtual bool supports(const Case& /*c*/, std::string* /*why*/ = nullptr) const { return true; }
   // Runs score + top-k on the case. The returned scores cover [Hq, R, NB] with
   // NB = c.NB(); cells outside the written region hold options.score_poison_bits.
   virtual Observed run(const Case& c, const RunOptions& options = {}) = 0;

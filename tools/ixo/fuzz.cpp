@@ -32,6 +32,7 @@ void fuzz_body(Backend& b, Backend* twin, gen::Knobs knobs, std::optional<Failin
   const GenSpec spec = *gen::spec(knobs);
   const auto seed = *rc::gen::arbitrary<std::uint32_t>();
   const Case c = generate(spec, seed);
+  RC_PRE(b.supports(c) && (!twin || twin->supports(c)));
   JudgeOptions opt;
   opt.check_poison = true;
   opt.exact_ids = spec.values == Values::exact;
