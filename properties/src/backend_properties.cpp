@@ -1,0 +1,106 @@
+#include "ixo/backend_properties.hpp"
+
+#include <omp.h>
+
+#include <cstring>
+
+#include "ixo/oracle.hpp"
+#include "ixo/transform.hpp"
+#include "ixo/verdict.hpp"
+
+namespace ixo::props {
+
+namespace {
+
+void assert_pass(const Verdict& v) {
+  if (!v.pass) RC_FAIL(v.summary());
+}
+
+// Rows [0, R) of b equal a bit for bit (ids and score rows).
+void assert_same_rows(const Observed& a, const Observed& b, std::int64_t R) {
+  for (std::int64_t h = 0; h < a.Hq; ++h)
+    for (std::int64_t r = 0; r < R; ++r) {
+      for (std::int64_t k = 0; k < a.topk; ++k)
+        RC_ASSERT(a.topk_idx[static_cast<std::size_t>((h * a.R + r) * a.topk + k)] ==
+                  b.topk_idx[static_cast<std::size_t>((h * b.R + r) * b.topk + k)]);
+      if (!a.has_scores || !b.has_scores) continue;
+      for (std::int64_t n = 0; n < a.NB; ++n)
+        RC_ASSERT(std::memcmp(&a.scores[static_cast<std::size_t>((h * a.R + r) * a.NB + n)],
+                              &b.scores[static_cast<std::size_t>((h * b.R + r) * b.NB + n)], 4) == 0);
+    }
+}
+
+}  // namespace
+
+Case draw_case(std::initializer_list<const Backend*> backends, gen::Knobs k) {
+  const GenSpec spec = *gen::spec(k);
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  Case c = generate(spec, seed);
+  for (const Backend* b : backends) RC_PRE(b->supports(c));
+  return c;
+}
+
+void matches_oracle(Backend& b, const RunOptions& opt) {
+  const Case c = draw_case({&b});
+  JudgeOptions j;
+  j.check_poison = true;
+  assert_pass(judge(c, oracle(c), b.run(c, opt), j));
+}
+
+void exact_values_give_exact_ids(Backend& b, const RunOptions& opt) {
+  gen::Knobs k;
+  k.values = Values::exact;
+  const Case c = draw_case({&b}, k);
+  JudgeOptions j;
+  j.exact_ids = true;
+  j.check_poison = true;
+  assert_pass(judge(c, oracle(c), b.run(c, opt), j));
+}
+
+void near_ties_stay_within_tau(Backend& b, const RunOptions& opt) {
+  gen::Knobs k;
+  k.values = Values::near_tie;
+  const Case c = draw_case({&b}, k);
+  assert_pass(judge(c, oracle(c), b.run(c, opt)));
+}
+
+void chunking_changes_nothing(Backend& b, const RunOptions& opt) {
+  const Case c = draw_case({&b});
+  RunOptions forced = opt;
+  forced.force_num_chunks = *rc::gen::element(1, 2, 3, 7);
+  assert_pass(compare_bitwise(b.run(c, opt), b.run(c, forced)));
+}
+
+void padding_and_inactive_rows_disturb_nothing(Backend& b, const RunOptions& opt) {
+  const Case c = draw_case({&b});
+  const Case padded = append_rows(c, *rc::gen::inRange(0, 3), *rc::gen::inRange(0, 3));
+  const Observed x = b.run(c, opt), y = b.run(padded, opt);
+  assert_same_rows(x, y, c.R);
+  JudgeOptions j;  // the appended rows themselves are right too
+  j.check_poison = true;
+  assert_pass(judge(padded, oracle(padded), y, j));
+}
+
+void relabeling_slots_changes_nothing(Backend& b, const RunOptions& opt) {
+  const Case c = draw_case({&b});
+  const Case d = relabel_slots(c, *rc::gen::arbitrary<std::uint32_t>());
+  assert_pass(compare_bitwise(b.run(c, opt), b.run(d, opt)));
+}
+
+void packed_equals_rows(Backend& rows, Backend& packed, const RunOptions& opt) {
+  const Case c = draw_case({&rows, &packed});
+  assert_pass(compare_bitwise(rows.run(c, opt), packed.run(c, opt)));
+}
+
+void thread_count_changes_nothing(Backend& b, const RunOptions& opt) {
+  const Case c = draw_case({&b});
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const Observed one = b.run(c, opt);
+  omp_set_num_threads(2);
+  const Observed two = b.run(c, opt);
+  omp_set_num_threads(saved);
+  assert_pass(compare_bitwise(one, two));
+}
+
+}  // namespace ixo::props
