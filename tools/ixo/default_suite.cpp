@@ -27,13 +27,6 @@ struct Row {
   std::vector<std::string> reports;
 };
 
-// Case groups of the default suite: every preset except the benchmark-sized ones.
-const std::vector<std::string>& suite_groups() {
-  static const std::vector<std::string> g = {"tiny",    "verify",         "boundary",      "km-slots", "fp8-e4m3fn",
-                                             "fp8-e4m3fnuz", "e5m2-lse",  "gqa",           "padding",  "local0",
-                                             "exact",   "near-tie",       "topk-above-nb", "forced-overlap"};
-  return g;
-}
 constexpr std::uint64_t kSeeds[] = {1, 2};
 
 void absorb(Row& row, const Verdict& v) {
@@ -50,6 +43,19 @@ bool selected(const std::vector<std::string>& only, const std::string& name) {
 
 }  // namespace
 
+const std::vector<std::string>& suite_groups() {
+  static const std::vector<std::string> g = {"tiny",    "verify",         "boundary",      "km-slots", "fp8-e4m3fn",
+                                             "fp8-e4m3fnuz", "e5m2-lse",  "gqa",           "padding",  "local0",
+                                             "exact",   "near-tie",       "topk-above-nb", "forced-overlap"};
+  return g;
+}
+
+std::vector<Case> suite_cases(const std::string& group) {
+  std::vector<Case> out;
+  for (auto seed : kSeeds) out.push_back(generate(preset(group), seed));
+  return out;
+}
+
 bool run_default_suite(const std::vector<std::string>& only, bool json) {
   std::vector<std::string> names = {"oracle-naive", "external"};
   for (const auto& n : backend_names()) names.push_back(n);
@@ -61,12 +67,9 @@ bool run_default_suite(const std::vector<std::string>& only, bool json) {
   for (const auto& group : suite_groups()) {
     const GenSpec spec = preset(group);
     const bool exact = spec.values == Values::exact;
-    std::vector<Case> cases;
+    const std::vector<Case> cases = suite_cases(group);
     std::vector<Expected> expected;
-    for (auto seed : kSeeds) {
-      cases.push_back(generate(spec, seed));
-      expected.push_back(oracle(cases.back()));
-    }
+    for (const auto& c : cases) expected.push_back(oracle(c));
     std::vector<Observed> runs_of_rows;  // for the packed == rows bitwise row
     for (const auto& name : names) {
       if (!selected(only, name)) continue;

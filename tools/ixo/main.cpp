@@ -5,6 +5,7 @@
 //   ixo check CASE_DIR --topk FILE [--scores F]    judge an external implementation
 //   ixo check [--backend NAME]... [--json]         the embedded default suite
 //   ixo fuzz --seconds N [--backend B] [--seed S] [--shard i/n]   random seeds, shrunk regressions
+//   ixo mutate [--backend B] [--json F]           mutation campaign (kill matrix)
 //   ixo list                                       presets and backends
 // Exit codes: 0 pass, 1 fail, 2 bad input.
 #include <CLI/CLI.hpp>
@@ -16,6 +17,7 @@
 #include "backend.hpp"
 #include "default_suite.hpp"
 #include "fuzz.hpp"
+#include "mutate.hpp"
 #include "ixo/case_io.hpp"
 #include "ixo/error.hpp"
 #include "ixo/generate.hpp"
@@ -110,6 +112,14 @@ int main(int argc, char** argv) {
   fuzz->add_option("--cases", fuzz_opt.cases_per_seed, "cases per seed");
   fuzz->add_option("--out", fuzz_opt.out_dir, "where shrunk failing cases are written");
 
+  ixo::MutateOptions mut_opt;
+  auto* mutate = app.add_subcommand("mutate", "mutation campaign: every catalogued kernel bug must be killed");
+  mutate->add_option("--backend", mut_opt.backends, "backend(s) to mutate (default: all available)");
+  mutate->add_option("--json", mut_opt.json_path, "write the kill matrix as JSON");
+  mutate->add_option("--only", mut_opt.only, "run only these mutant ids");
+  mutate->add_option("--property-cases", mut_opt.property_cases, "cases per property check");
+  mutate->add_flag("--no-mutants", mut_opt.no_mutants, "only the unmutated run");
+
   app.add_subcommand("list", "list presets and backends");
 
   try {
@@ -137,6 +147,7 @@ int main(int argc, char** argv) {
         throw ixo::InputError("--shard", "expected 0 <= i < n, got '" + shard + "'");
       return ixo::run_fuzz(fuzz_opt) == 0 ? 0 : 1;
     }
+    if (*mutate) return ixo::run_mutate(mut_opt);
     if (*check) {
       if (!case_dir.empty()) {
         if (topk_file.empty()) throw ixo::InputError("--topk", "is required when a case directory is given");

@@ -1,0 +1,215 @@
+#include "mutate.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "backend.hpp"
+#include "common/mutants.hpp"
+#include "default_suite.hpp"
+#include "ixo/backend_properties.hpp"
+#include "ixo/error.hpp"
+#include "ixo/fixture.hpp"
+#include "ixo/oracle.hpp"
+#include "ixo/verdict.hpp"
+
+namespace ixo {
+
+namespace {
+
+struct Selected {
+  std::vector<std::unique_ptr<Backend>> all;
+  std::vector<std::pair<Backend*, Backend*>> pairs;  // (rows, packed) of one family
+};
+
+// A check passes (returns nullopt) or fails with a one-line reason.
+using Check = std::function<std::optional<std::string>(Selected&, const RunOptions&)>;
+struct NamedCheck {
+  std::string name;
+  Check run;
+};
+
+std::optional<std::string> judge_cases(Selected& s, const RunOptions& opt, const std::vector<Case>& cases, bool exact) {
+  for (const Case& c : cases) {
+    const Expected e = oracle(c);
+    for (auto& b : s.all) {
+      if (!b->supports(c)) continue;
+      JudgeOptions j;
+      j.check_poison = true;
+      j.exact_ids = exact;
+      const Verdict v = judge(c, e, b->run(c, opt), j);
+      if (!v.pass) return b->name() + ": " + (v.reports.empty() ? v.summary() : v.reports[0]);
+    }
+    for (auto [rows, packed] : s.pairs) {
+      if (!rows->supports(c) || !packed->supports(c)) continue;
+      const Verdict v = compare_bitwise(rows->run(c, opt), packed->run(c, opt));
+      if (!v.pass) return packed->name() + " vs " + rows->name() + ": " + v.reports[0];
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> property(const std::string& id, int cases, std::function<void()> body) {
+  rc::detail::TestParams params;
+  params.seed = 20261130;
+  params.maxSuccess = cases;
+  rc::detail::TestMetadata md;
+  md.id = id;
+  const auto r = rc::detail::checkTestable(std::move(body), md, params);
+  if (r.template is<rc::detail::SuccessResult>()) return std::nullopt;
+  if (r.template is<rc::detail::FailureResult>()) {
+    const auto& f = r.template get<rc::detail::FailureResult>();
+    return f.description.substr(0, f.description.find('\n'));
+  }
+  std::ostringstream ss;
+  rc::detail::printResultMessage(r, ss);
+  return ss.str();
+}
+
+std::vector<NamedCheck> make_checks(int property_cases) {
+  std::vector<NamedCheck> checks;
+  // Canonical fixtures first (cheap, targeted), the long one last among them.
+  auto files = list_fixtures();
+  std::stable_partition(files.begin(), files.end(), [](const FixtureFile& f) { return f.name.find("long") == std::string::npos; });
+  for (const auto& f : files)
+    checks.push_back({"fixture:" + f.name, [f](Selected& s, const RunOptions& o) {
+                        const Fixture fx = load_fixture(f);
+                        return judge_cases(s, o, {fx.c}, fx.exact_ids);
+                      }});
+  for (const auto& g : suite_groups())
+    checks.push_back({"suite:" + g, [g](Selected& s, const RunOptions& o) {
+                        return judge_cases(s, o, suite_cases(g), preset(g).values == Values::exact);
+                      }});
+  using Body = void (*)(Backend&, const RunOptions&);
+  const std::pair<const char*, Body> props[] = {
+      {"MatchesOracle", &props::matches_oracle},
+      {"ExactValuesGiveExactIds", &props::exact_values_give_exact_ids},
+      {"ChunkingChangesNothing", &props::chunking_changes_nothing},
+      {"PaddingAndInactiveRowsDisturbNothing", &props::padding_and_inactive_rows_disturb_nothing},
+      {"RelabelingSlotsChangesNothing", &props::relabeling_slots_changes_nothing},
+      {"NearTiesStayWithinTau", &props::near_ties_stay_within_tau},
+  };
+  for (const auto& [name, body] : props)
+    checks.push_back({std::string("property:") + name, [name = std::string(name), body, property_cases](Selected& s, const RunOptions& o)
+                                                           -> std::optional<std::string> {
+                        for (auto& b : s.all)
+                          if (auto f = property("mutate/" + name + "/" + b->name(), property_cases, [&] { body(*b, o); }))
+                            return b->name() + ": " + *f;
+                        return std::nullopt;
+                      }});
+  checks.push_back({"property:PackedEqualsRowsBitwise", [property_cases](Selected& s, const RunOptions& o) -> std::optional<std::string> {
+                      for (auto [rows, packed] : s.pairs)
+                        if (auto f = property("mutate/packed/" + packed->name(), property_cases,
+                                              [&] { props::packed_equals_rows(*rows, *packed, o); }))
+                          return packed->name() + ": " + *f;
+                      return std::nullopt;
+                    }});
+  return checks;
+}
+
+// Does the mutant live in code that one of the selected backends runs?
+bool reaches(const mutants::Info& m, const Selected& s) {
+  const std::string where = m.where;
+  for (const auto& b : s.all) {
+    const std::string n = b->name();
+    const bool cp = n.find("-cp") != std::string::npos;
+    const bool cpu = n.rfind("cpu-", 0) == 0, gpu = n.rfind("cuda-", 0) == 0;
+    if (where == "cp" ? cp
+        : where == "packed" ? n.find("-packed") != std::string::npos
+        : where == "cpu" ? cpu && !cp
+        : where == "gpu" ? gpu && !cp
+        : !cp)  // common, topk: the native backends
+      return true;
+  }
+  return false;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int run_mutate(const MutateOptions& o) {
+#if !defined(IXO_ENABLE_MUTANTS)
+  throw InputError("mutate", "this build has no mutant switches (IXO_MUTANTS=OFF); use a test build");
+#endif
+  Selected s;
+  for (const auto& n : o.backends.empty() ? backend_names() : o.backends) {
+    auto b = make_backend(n);
+    std::string why;
+    if (!b->available(&why)) {
+      fmt::print("backend {} not available ({}): its mutants are not run\n", n, why);
+      continue;
+    }
+    s.all.push_back(std::move(b));
+  }
+  if (s.all.empty()) throw InputError("backend", "no selected backend can run here");
+  for (auto& p : s.all) {
+    const auto pos = p->name().rfind("-packed");
+    if (pos == std::string::npos) continue;
+    for (auto& r : s.all)
+      if (r->name() == p->name().substr(0, pos) + "-rows") s.pairs.emplace_back(r.get(), p.get());
+  }
+  const auto checks = make_checks(o.property_cases);
+
+  // 1. Unmutated: every check must pass, or kills mean nothing.
+  auto t0 = std::chrono::steady_clock::now();
+  for (const auto& c : checks)
+    if (auto f = c.run(s, RunOptions{})) {
+      fmt::print("UNMUTATED SUITE FAILS at {}: {}\n", c.name, *f);
+      return 1;
+    }
+  fmt::print("unmutated: {} checks pass over {} backends in {:.1f} s\n", checks.size(), s.all.size(), seconds_since(t0));
+  if (o.no_mutants) return 0;
+
+  // 2. One run per mutant, stopping at the first kill.
+  nlohmann::json out;
+  out["mutants"] = nlohmann::json::array();
+  int reachable = 0, killed = 0;
+  fmt::print("\n{:>3} {:<28} {:<8} {:<8} {:<34} {:>7}\n", "id", "mutant", "where", "result", "killed by", "seconds");
+  for (const auto& m : mutants::catalogue) {
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), m.id) == o.only.end()) continue;
+    nlohmann::json row{{"id", m.id}, {"key", m.key}, {"description", m.bug}, {"where", m.where}, {"input", m.input},
+                       {"expected_killer", m.killer}};
+    if (!reaches(m, s)) {
+      row["killed"] = nullptr;
+      row["killed_by"] = "not run: no selected backend contains it";
+      fmt::print("{:>3} {:<28} {:<8} {:<8}\n", m.id, m.key, m.where, "not run");
+      out["mutants"].push_back(row);
+      continue;
+    }
+    ++reachable;
+    RunOptions opt;
+    opt.mutant = m.id;
+    t0 = std::chrono::steady_clock::now();
+    std::string by, reason;
+    for (const auto& c : checks)
+      if (auto f = c.run(s, opt)) {
+        by = c.name;
+        reason = *f;
+        break;
+      }
+    const double dt = seconds_since(t0);
+    killed += !by.empty();
+    row["killed"] = !by.empty();
+    row["killed_by"] = by;
+    row["reason"] = reason.substr(0, 300);
+    row["seconds"] = dt;
+    out["mutants"].push_back(row);
+    fmt::print("{:>3} {:<28} {:<8} {:<8} {:<34} {:>7.2f}\n", m.id, m.key, m.where, by.empty() ? "SURVIVED" : "killed",
+               by.empty() ? "-" : by, dt);
+  }
+  const double score = reachable ? 100.0 * killed / reachable : 0.0;
+  fmt::print("\nmutation score: {}/{} reachable mutants killed ({:.1f} %)\n", killed, reachable, score);
+  out["killed"] = killed;
+  out["reachable"] = reachable;
+  if (!o.json_path.empty()) std::ofstream(o.json_path) << out.dump(2) << "\n";
+  return killed == reachable ? 0 : 1;
+}
+
+}  // namespace ixo
