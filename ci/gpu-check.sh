@@ -3,7 +3,9 @@
 # .deps (toolchain.md path 2), run the GPU tests under plain ctest, compute-sanitizer
 # (memcheck, racecheck, initcheck, synccheck) on a small test filter, and the benchmarks.
 # Logs go to $1, else $OUT, else ./gpu-check-out.
-#   STAGES="build test bench sanitize" (default all), ARCH=90a, JOBS=$(nproc), REPS=50
+#   STAGES="build test bench sanitize" (default all), ARCH=90a, JOBS=$(nproc), REPS=50,
+#   GPU_SLOTS=4 (GPU tests sharing one GPU at a time; ctest spreads them over every GPU through
+#   the resource spec of ci/gpu-resources.sh)
 # Prepare .deps here (machine with apt): mkdir -p .deps && cd .deps && apt-get download \
 #   libeigen3-dev librapidcheck-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev \
 #   libfmt-dev libfmt9 libbenchmark-dev libbenchmark1debian
@@ -32,16 +34,19 @@ if has build; then
     -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_PREFIX_PATH="$deps/usr" \
     -DEigen3_DIR="$deps/usr/share/eigen3/cmake" > "$out/build.log" 2>&1
   rc=$?; note "configure rc=$rc"; [[ $rc == 0 ]] || { tail -30 "$out/build.log"; exit 1; }
-  cmake --build "$B" -j"$JOBS" --target test_gpu bench_gpu_index_step >> "$out/build.log" 2>&1
-  rc=$?; note "build (test_gpu, bench_gpu_index_step) rc=$rc"; [[ $rc == 0 ]] || { tail -40 "$out/build.log"; exit 1; }
+  cmake --build "$B" -j"$JOBS" --target test_gpu test_gpu_graph test_graph_plan bench_gpu_index_step >> "$out/build.log" 2>&1
+  rc=$?; note "build (test_gpu, test_gpu_graph, test_graph_plan, bench_gpu_index_step) rc=$rc"; [[ $rc == 0 ]] || { tail -40 "$out/build.log"; exit 1; }
   # Everything else too (for the full ctest), but a failure there does not stop the GPU check.
   cmake --build "$B" -j"$JOBS" -- -k 0 >> "$out/build.log" 2>&1; note "build (all) rc=$?"
 fi
 export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 if has test; then
-  (cd "$B" && ctest -L cuda --output-on-failure -j4) > "$out/ctest-cuda.log" 2>&1
-  rc=$?; note "ctest -L cuda rc=$rc: $(grep -E 'tests passed|tests failed' "$out/ctest-cuda.log" | tail -1)"
+  # GPU tests declare RESOURCE_GROUPS "gpus:1": with the spec, ctest -j spreads them over every GPU.
+  SLOTS="${GPU_SLOTS:-4}" "$root/ci/gpu-resources.sh" "$out/resources.json" 2>> "$out/summary.log"
+  spec=(); grep -q '"id"' "$out/resources.json" && spec=(--resource-spec-file "$out/resources.json")
+  (cd "$B" && ctest -L 'cuda|graph' --output-on-failure -j"$JOBS" "${spec[@]}") > "$out/ctest-cuda.log" 2>&1
+  rc=$?; note "ctest -L 'cuda|graph' ${spec[*]} rc=$rc: $(grep -E 'tests passed|tests failed' "$out/ctest-cuda.log" | tail -1)"
   [[ $rc == 0 ]] || status=1
   (cd "$B" && ctest -L hip --output-on-failure) > "$out/ctest-hip.log" 2>&1
   note "ctest -L hip rc=$?: $(grep -E 'tests passed|tests failed' "$out/ctest-hip.log" | tail -1)"
@@ -58,12 +63,16 @@ if has sanitize; then
   filter='Matrix/CudaCases.RowsPackedOracleTwin/exact_*:Matrix/CudaCases.RowsPackedOracleTwin/dtype_*'
   filter+=':Matrix/CudaCases.RowsPackedOracleTwin/odd_dim40:Matrix/CudaCases.RowsPackedOracleTwin/m3_km_slots_e4m3fn'
   filter+=':Matrix/CudaCases.RowsPackedOracleTwin/padding_inactive_lse_e4m3fn:Matrix/CudaCases.RowsPackedOracleTwin/gqa_8_1_p4'
-  filter+=':Matrix/CudaCases.RowsPackedOracleTwin/straddle_local0_lse_minus1:Matrix/CudaCases.ChunkPlanIndependent/topk9_long:CudaGraph.*'
+  filter+=':Matrix/CudaCases.RowsPackedOracleTwin/straddle_local0_lse_minus1:Matrix/CudaCases.ChunkPlanIndependent/topk9_long'
   for tool in memcheck racecheck initcheck synccheck; do
     extra=(); [[ $tool == memcheck ]] && extra=(--leak-check full)
     timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 \
       "$B/tests/gpu/test_gpu" --gtest_filter="$filter" --gtest_brief=1 > "$out/sanitizer-$tool.log" 2>&1
     rc=$?
+    # The CUDA-graph replays (test_gpu_graph), same tool, appended to the same log.
+    timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 \
+      "$B/tests/gpu/test_gpu_graph" --gtest_brief=1 >> "$out/sanitizer-$tool.log" 2>&1
+    rc2=$?; [[ $rc == 0 ]] && rc=$rc2
     # rc 7: the sanitizer found errors; rc 1: a test failed under it.
     note "compute-sanitizer $tool rc=$rc: $(grep -E 'SUMMARY' "$out/sanitizer-$tool.log" | tail -1) $(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | head -3 | tr '\n' ' ')"
     [[ $rc == 0 ]] || status=1

@@ -1,50 +1,202 @@
-// The whole index step (poison fill + packed score + top-k) captured in one CUDA graph:
-// replays equal the eager launch bit for bit, pass the oracle, and follow new seq_lens
-// written between replays (the grid does not depend on them).
+// CUDA-graph replay of the whole index step (poison fill + score + top-k), on the per-row
+// (cuda-rows) and the packed (cuda-packed) launch paths, bf16 and fp8 K (the K dtype and the
+// config are captured statically: one capture each).
+//
+// The graph is captured once at maximum shapes (R, Hq, Hk, S, table rows x width, NB). Each
+// replay first rewrites a different set of inputs *in place* (cudaMemcpy into the captured
+// device buffers): seq_lens (shrink and grow across block boundaries, rows made trivial),
+// the slot table + slot ids + token slots (permuted, gapped, negative aliases), the K
+// contents, padding and inactive rows, and finally a relabelling of slots that must not
+// change the answer. After every replay:
+//   - the outputs equal an eager launch of the same inputs bit for bit (ids and every score
+//     cell, poison included) and the cuda backend run on a fresh allocation;
+//   - they pass ixo::judge against ixo::oracle for the host Case mirroring the device inputs
+//     (poison tier on: the graph's own fill node must re-poison the score buffer);
+//   - they differ from the previous replay (a replay that does nothing, or reads stale
+//     inputs, fails), except after the relabelling, where they must be identical;
+//   - the output buffers are clobbered before each replay, so stale outputs cannot pass.
+// The captured graph holds exactly three kernel nodes (no memcpy/memset/host nodes), their
+// grids are the launch plan of kernels/gpu/launch_plan.hpp for the maximum shapes, and their
+// parameters reference exactly the buffers the replays rewrite.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gpu/indexer_launch.hpp"
+#include "gpu/launch_plan.hpp"
 #include "gpu_test_util.hpp"
+#include "ixo/transform.hpp"
 #include "ixo_test/support.hpp"
 
 namespace ixo::test {
 namespace {
 
-#define CK(x) ASSERT_EQ(static_cast<int>(x), 0) << #x << ": " << ::ixo::gpu::error_string(static_cast<int>(x))
+void ck(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess) throw std::runtime_error("cuda: " + what + ": " + cudaGetErrorString(e));
+}
+void ck(int e, const std::string& what) { ck(static_cast<cudaError_t>(e), what); }
 
+// One device buffer, allocated once at the maximum size; writes go into the same memory.
 template <class T>
-T* upload(const std::vector<T>& v) {
+struct DevBuf {
   T* p = nullptr;
-  if (cudaMalloc(reinterpret_cast<void**>(&p), v.size() * sizeof(T)) != cudaSuccess) return nullptr;
-  cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return p;
-}
+  std::size_t n = 0;
+  explicit DevBuf(std::size_t count) : n(count) {
+    ck(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(count, 1) * sizeof(T)), "cudaMalloc");
+  }
+  ~DevBuf() { cudaFree(p); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  void write(const std::vector<T>& v, const char* what) {
+    if (v.size() != n)
+      throw std::runtime_error(std::string(what) + ": host tensor of " + std::to_string(v.size()) +
+                               " elements does not match the captured " + std::to_string(n));
+    ck(cudaMemcpy(p, v.data(), n * sizeof(T), cudaMemcpyHostToDevice), std::string("write ") + what);
+  }
+  std::vector<T> read() const {
+    std::vector<T> v(n);
+    ck(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), "read");
+    return v;
+  }
+};
 
-Observed download(const Case& c, const gpu::IndexArgs& a) {
-  Observed o;
-  o.Hq = c.Hq;
-  o.R = c.R;
-  o.topk = c.cfg.topk;
-  o.NB = a.NB;
-  o.has_scores = true;
-  o.topk_idx.resize(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk));
-  o.scores.resize(static_cast<std::size_t>(c.Hq * c.R * a.NB));
-  cudaMemcpy(o.topk_idx.data(), a.topk_idx, o.topk_idx.size() * 4, cudaMemcpyDeviceToHost);
-  cudaMemcpy(o.scores.data(), a.scores, o.scores.size() * 4, cudaMemcpyDeviceToHost);
-  return o;
-}
+// Which inputs a step rewrites.
+enum Inputs : unsigned { kQ = 1, kK = 2, kTable = 4, kSlots = 8, kLens = 16 };
 
-TEST(CudaGraph, IndexStepCaptureReplay) {
-  IXO_REQUIRE_CUDA();
+struct Step {
+  std::string name;
+  Case c;
+  unsigned writes = 0;
+  bool same_answer = false;  // a relabelling: outputs must equal the previous replay's
+};
+
+struct GraphParam {
+  std::string name;
+  bool packed;
+  KDtype k_dtype;
+  ScoreType score;
+};
+void PrintTo(const GraphParam& p, std::ostream* os) { *os << p.name; }
+
+GenSpec base_spec(const GraphParam& gp) {
   GenSpec s;
-  s.requests = 4;
+  s.requests = 6;
   s.draft_rows = 4;
-  s.prefixes = {128 * 20 - 2, 128 * 9 + 5, 3000, 128 * 31 - 1};
-  s.cfg.k_dtype = KDtype::e4m3fn;
-  Case c = generate(s, 99);
+  s.prefixes = {128 * 40 - 2, 128 * 17 + 5, 3000, 3200, 700, 128 * 33 + 1};
+  s.Hq = 4;
+  s.Hk = 2;
+  s.D = 128;
+  s.cfg.block_size = 128;
+  s.cfg.topk = 16;
+  s.cfg.init_blocks = 1;
+  s.cfg.local_blocks = 2;
+  s.cfg.score_type = gp.score;
+  s.cfg.k_dtype = gp.k_dtype;
+  s.cfg.k_scale = gp.k_dtype == KDtype::bf16 ? 1.0 : 1.5;
+  s.extra_width = 128 * 10;  // room for the lengths to grow past the generated ones
+  return s;
+}
+
+void set_group(Case& c, std::int64_t g, std::int64_t slot, std::int64_t prefix) {
+  const std::int64_t P = c.cfg.packed_queries;
+  for (std::int64_t j = 0; j < P; ++j) {
+    c.slot_ids[static_cast<std::size_t>(g * P + j)] = slot;
+    c.seq_lens[static_cast<std::size_t>(g * P + j)] = prefix + j + 1;
+  }
+}
+std::int64_t group_slot(const Case& c, std::int64_t g) { return c.slot_ids[static_cast<std::size_t>(g * c.cfg.packed_queries)]; }
+
+// The host cases of the replays, all at the same maximum shapes. Groups (P = 4 rows each):
+// 0..5 real requests, 6 graph padding, 7 inactive (ixo::append_rows).
+std::vector<Step> make_steps(const GraphParam& gp) {
+  const GenSpec spec = base_spec(gp);
+  std::vector<Step> steps;
+  Case c0 = append_rows(generate(spec, 4242), 1, 1);
+  steps.push_back({"initial inputs", c0, kQ | kK | kTable | kSlots | kLens, false});
+
+  // 1. seq_lens only: shrink some requests, grow others past their generated length, cross
+  // block boundaries; group 2 straddles nb = topk (lengths 2046..2049: three trivial rows and
+  // one row with 17 blocks in one pack), group 3 becomes trivial.
+  Case c1 = c0;
+  const std::int64_t new_prefix[6] = {128 * 8 + 3, 128 * 49 - 1, 2045, 100, 128 * 30, 128 * 36 + 1};
+  for (std::int64_t g = 0; g < 6; ++g) set_group(c1, g, group_slot(c1, g), new_prefix[g]);
+  steps.push_back({"seq_lens shrunk and grown", c1, kLens, false});
+
+  // 2. slot table, slot ids and token slots: every real request moves to another table
+  // row (gapped, one stored as a negative alias), the inactive group's slot becomes -1
+  // (aliases S-1, past the table), and every token slot of the table is redrawn with
+  // negative aliases. K is not touched.
+  Case c2 = c1;
+  {
+    std::mt19937_64 g(7);
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(c2.rows - 1));
+    std::iota(rows.begin(), rows.end(), 1);
+    std::shuffle(rows.begin(), rows.end(), g);
+    std::size_t next = 0;
+    for (std::int64_t grp = 0; grp < 6; ++grp) {
+      const std::int64_t old = group_slot(c2, grp);
+      while (rows[next] == old) ++next;
+      std::int64_t slot = rows[next++];
+      if (grp == 1) slot -= c2.S;
+      for (std::int64_t j = 0; j < 4; ++j) c2.slot_ids[static_cast<std::size_t>(grp * 4 + j)] = slot;
+    }
+    for (std::int64_t j = 0; j < 4; ++j) c2.slot_ids[static_cast<std::size_t>(7 * 4 + j)] = -1;
+    std::uniform_int_distribution<std::int64_t> any_slot(0, c2.S - 1);
+    for (auto& v : c2.req_to_token) {
+      std::int64_t s = any_slot(g);
+      if (g() % 4 == 0) s -= c2.S;
+      v = static_cast<std::int32_t>(s);
+    }
+  }
+  steps.push_back({"slot table, slot ids and token slots rewritten", c2, kTable | kSlots, false});
+
+  // 3. K contents only (same shapes: the same spec, another seed).
+  Case c3 = c2;
+  c3.k_cache = generate(spec, 777).k_cache;
+  steps.push_back({"K contents rewritten", c3, kK, false});
+
+  // 4. padding and inactive rows: group 0 becomes graph padding (table row 0, lengths 2..5),
+  // the padding group and the inactive group become real requests on unused table rows,
+  // group 3 becomes inactive (length 0), and one row inside group 5 gets length 0.
+  Case c4 = c3;
+  {
+    std::set<std::int64_t> used;
+    for (std::int64_t grp = 0; grp < 8; ++grp) {
+      const std::int64_t sid = table_row(c4, grp * 4);
+      if (sid >= 0) used.insert(sid);
+    }
+    std::vector<std::int64_t> free_rows;
+    for (std::int64_t r = 1; r < c4.rows; ++r)
+      if (!used.count(r)) free_rows.push_back(r);
+    if (free_rows.size() < 2) throw std::runtime_error("test setup: too few free table rows");
+    set_group(c4, 0, 0, 1);
+    set_group(c4, 6, free_rows[0], 128 * 22);
+    set_group(c4, 7, free_rows.back(), 128 * 45 - 3);
+    for (std::int64_t j = 0; j < 4; ++j) c4.seq_lens[static_cast<std::size_t>(3 * 4 + j)] = 0;
+    c4.seq_lens[static_cast<std::size_t>(5 * 4 + 2)] = 0;
+  }
+  steps.push_back({"padding and inactive rows rewritten", c4, kSlots | kLens, false});
+
+  // 5. every cache slot and table row relabelled (K rows moved, table and slot ids
+  // rewritten): the same keys at the same positions, so the same bits.
+  Case c5 = relabel_slots(c4, 99);
+  // relabel_slots keeps the slot id of an inactive row; the length-0 row of group 5 must
+  // keep sharing its group's slot id (a packed-group contract), so it follows the group.
+  c5.slot_ids[static_cast<std::size_t>(5 * 4 + 2)] = c5.slot_ids[static_cast<std::size_t>(5 * 4)];
+  steps.push_back({"slots relabelled (same answer)", c5, kK | kTable | kSlots, true});
+  return steps;
+}
+
+gpu::IndexArgs args_for(const Case& c) {
   gpu::IndexArgs a;
   a.R = c.R;
   a.Hq = c.Hq;
@@ -58,63 +210,282 @@ TEST(CudaGraph, IndexStepCaptureReplay) {
   a.topk = c.cfg.topk;
   a.init_blocks = c.cfg.init_blocks;
   a.local_blocks = c.cfg.local_blocks;
+  a.score_lse = c.cfg.score_type == ScoreType::lse ? 1 : 0;
   a.k_code = static_cast<int>(c.cfg.k_dtype);
   a.packed_queries = c.cfg.packed_queries;
   a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale);
   a.k_scale = static_cast<float>(c.cfg.k_scale);
-  ASSERT_TRUE(gpu::packed_supported(a));
-  a.q = upload(c.q);
-  a.k_cache = upload(c.k_cache);
-  a.req_to_token = upload(c.req_to_token);
-  a.slot_ids = upload(c.slot_ids);
-  std::int64_t* lens = upload(c.seq_lens);
-  a.seq_lens = lens;
-  const std::size_t ncells = gpu::score_workspace_bytes(a.R, a.Hq, a.NB) / sizeof(float);
-  CK(cudaMalloc(reinterpret_cast<void**>(&a.scores), ncells * sizeof(float)));
-  CK(cudaMalloc(reinterpret_cast<void**>(&a.topk_idx), static_cast<std::size_t>(a.Hq * a.R * a.topk) * 4));
-
-  cudaStream_t st;
-  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  // Eager.
-  CK(gpu::launch_fill_u32(a.scores, kScorePoisonBits, ncells, st));
-  CK(gpu::launch_index_step(a, true, st));
-  CK(cudaStreamSynchronize(st));
-  const Observed eager = download(c, a);
-  EXPECT_TRUE(matches_oracle(c, oracle(c), eager, false, "eager"));
-
-  // Capture.
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-  CK(gpu::launch_fill_u32(a.scores, kScorePoisonBits, ncells, st));
-  CK(gpu::launch_index_step(a, true, st));
-  CK(cudaStreamEndCapture(st, &graph));
-  CK(cudaGraphInstantiate(&exec, graph, 0));
-  for (int rep = 0; rep < 3; ++rep) {
-    CK(cudaGraphLaunch(exec, st));
-    CK(cudaStreamSynchronize(st));
-    EXPECT_TRUE(bitwise_equal(eager, download(c, a), c, "graph replay " + std::to_string(rep)));
-  }
-  // New lengths (each request 70 tokens shorter), same graph.
-  for (auto& L : c.seq_lens) L = L > 70 ? L - 70 : L;
-  CK(cudaMemcpy(lens, c.seq_lens.data(), c.seq_lens.size() * 8, cudaMemcpyHostToDevice));
-  CK(cudaGraphLaunch(exec, st));
-  CK(cudaStreamSynchronize(st));
-  const Observed replay2 = download(c, a);
-  EXPECT_TRUE(matches_oracle(c, oracle(c), replay2, false, "graph replay, new lengths"));
-  EXPECT_TRUE(bitwise_equal(make_cuda_packed_backend()->run(c), replay2, c, "replay vs backend, new lengths"));
-
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(st);
-  cudaFree(const_cast<std::uint16_t*>(a.q));
-  cudaFree(const_cast<void*>(a.k_cache));
-  cudaFree(const_cast<std::int32_t*>(a.req_to_token));
-  cudaFree(const_cast<std::int64_t*>(a.slot_ids));
-  cudaFree(lens);
-  cudaFree(a.scores);
-  cudaFree(a.topk_idx);
+  return a;
 }
+
+// Device state of one capture: inputs and outputs at the maximum shapes, plus separate
+// outputs for the eager launches (same inputs).
+struct Rig {
+  Case shape;
+  bool packed;
+  DevBuf<std::uint16_t> q;
+  DevBuf<std::uint8_t> k;
+  DevBuf<std::int32_t> r2t;
+  DevBuf<std::int64_t> slots, lens;
+  DevBuf<float> scores, e_scores;
+  DevBuf<std::int32_t> topk, e_topk;
+  gpu::IndexArgs args, eager_args;
+  cudaStream_t st = nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+
+  Rig(const Case& c, bool pk)
+      : shape(c),
+        packed(pk),
+        q(c.q.size()),
+        k(c.k_cache.size()),
+        r2t(c.req_to_token.size()),
+        slots(c.slot_ids.size()),
+        lens(c.seq_lens.size()),
+        scores(static_cast<std::size_t>(c.Hq * c.R * c.NB())),
+        e_scores(scores.n),
+        topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk)),
+        e_topk(topk.n) {
+    args = args_for(c);
+    args.q = q.p;
+    args.k_cache = k.p;
+    args.req_to_token = r2t.p;
+    args.slot_ids = slots.p;
+    args.seq_lens = lens.p;
+    args.scores = scores.p;
+    args.topk_idx = topk.p;
+    eager_args = args;
+    eager_args.scores = e_scores.p;
+    eager_args.topk_idx = e_topk.p;
+    ck(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
+  }
+  ~Rig() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    if (st) cudaStreamDestroy(st);
+  }
+
+  void check_shape(const Case& c) const {
+    const bool same = c.R == shape.R && c.Hq == shape.Hq && c.Hk == shape.Hk && c.D == shape.D && c.S == shape.S &&
+                      c.rows == shape.rows && c.width == shape.width && c.NB() == shape.NB() &&
+                      c.cfg.k_dtype == shape.cfg.k_dtype && c.cfg.packed_queries == shape.cfg.packed_queries;
+    if (!same) throw std::runtime_error("test setup: a step changed the graph-constant shapes: " + describe(c));
+  }
+
+  void write(const Case& c, unsigned what) {
+    check_shape(c);
+    if (what & kQ) q.write(c.q, "q");
+    if (what & kK) k.write(c.k_cache, "k_cache");
+    if (what & kTable) r2t.write(c.req_to_token, "req_to_token");
+    if (what & kSlots) slots.write(c.slot_ids, "slot_ids");
+    if (what & kLens) lens.write(c.seq_lens, "seq_lens");
+  }
+
+  void capture() {
+    ck(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), "begin capture");
+    const int e1 = gpu::launch_fill_u32(args.scores, kScorePoisonBits, scores.n, st);
+    const int e2 = e1 == 0 ? gpu::launch_index_step(args, packed, st) : e1;
+    const cudaError_t end = cudaStreamEndCapture(st, &graph);
+    ck(e1, "fill during capture");
+    ck(e2, "index step during capture");
+    ck(end, "end capture");
+    ck(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+  }
+
+  Observed observed(const DevBuf<float>& s, const DevBuf<std::int32_t>& t) const {
+    Observed o;
+    o.Hq = shape.Hq;
+    o.R = shape.R;
+    o.topk = shape.cfg.topk;
+    o.NB = shape.NB();
+    o.has_scores = true;
+    o.topk_idx = t.read();
+    o.scores = s.read();
+    return o;
+  }
+
+  // Replay into clobbered outputs: whatever the replay does not write is visibly wrong
+  // (ids 0x7f7f7f7f, scores 0.0 instead of the poison the graph's fill node must put back).
+  Observed replay() {
+    ck(cudaMemsetAsync(topk.p, 0x7f, topk.n * sizeof(std::int32_t), st), "clobber ids");
+    ck(cudaMemsetAsync(scores.p, 0, scores.n * sizeof(float), st), "clobber scores");
+    ck(cudaGraphLaunch(exec, st), "graph launch");
+    ck(cudaStreamSynchronize(st), "graph sync");
+    return observed(scores, topk);
+  }
+
+  Observed eager() {
+    ck(gpu::launch_fill_u32(e_scores.p, kScorePoisonBits, e_scores.n, st), "eager fill");
+    ck(gpu::launch_index_step(eager_args, packed, st), "eager index step");
+    ck(cudaStreamSynchronize(st), "eager sync");
+    return observed(e_scores, e_topk);
+  }
+};
+
+// A kernel node of the captured graph: its kernel's (mangled) name, launch shape and the
+// 8-byte words of its parameters.
+struct KernelNode {
+  std::string name;
+  dim3 grid, block;
+  std::set<std::uintptr_t> words;
+};
+
+std::vector<KernelNode> kernel_nodes(cudaGraph_t graph, std::size_t* all_nodes) {
+  std::size_t n = 0;
+  ck(cudaGraphGetNodes(graph, nullptr, &n), "graph nodes");
+  std::vector<cudaGraphNode_t> nodes(n);
+  ck(cudaGraphGetNodes(graph, nodes.data(), &n), "graph nodes");
+  *all_nodes = n;
+  std::vector<KernelNode> out;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    ck(cudaGraphNodeGetType(node, &type), "node type");
+    if (type != cudaGraphNodeTypeKernel) continue;
+    cudaKernelNodeParams kp{};
+    ck(cudaGraphKernelNodeGetParams(node, &kp), "kernel node params");
+    KernelNode kn;
+    const char* name = nullptr;
+    ck(cudaFuncGetName(&name, kp.func), "kernel name");
+    kn.name = name ? name : "";
+    kn.grid = kp.gridDim;
+    kn.block = kp.blockDim;
+    // fill_u32_kernel(dst, bits, n); the score and top-k kernels take one parameter struct.
+    // (No probing past the last parameter: that is an API error under compute-sanitizer.)
+    const std::size_t nparams = kn.name.find("fill_u32") != std::string::npos ? 3 : 1;
+    for (std::size_t i = 0; i < nparams; ++i) {
+      std::size_t off = 0, size = 0;
+      ck(cudaFuncGetParamInfo(kp.func, i, &off, &size), "parameter info of " + kn.name);
+      const auto* bytes = static_cast<const unsigned char*>(kp.kernelParams[i]);
+      for (std::size_t b = 0; b + sizeof(std::uintptr_t) <= size; b += sizeof(std::uintptr_t)) {
+        std::uintptr_t w;
+        std::memcpy(&w, bytes + b, sizeof w);
+        kn.words.insert(w);
+      }
+    }
+    out.push_back(kn);
+  }
+  return out;
+}
+
+std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+void check_graph_structure(const Rig& rig) {
+  std::size_t all = 0;
+  const std::vector<KernelNode> nodes = kernel_nodes(rig.graph, &all);
+  EXPECT_EQ(all, 3u) << "the captured step must be exactly fill + score + top-k (no memcpy/memset/host nodes)";
+  ASSERT_EQ(nodes.size(), 3u);
+  const gpu::plan::ScoreGrid sg = gpu::plan::score_grid(rig.args, rig.packed);
+  const std::int64_t tg = gpu::plan::topk_grid(rig.args);
+  const std::size_t fill_grid = std::min<std::size_t>((rig.scores.n + 255) / 256, 4096);
+  const KernelNode *fill = nullptr, *score = nullptr, *topk = nullptr;
+  for (const KernelNode& n : nodes) {
+    const KernelNode** slot = n.name.find("fill_u32") != std::string::npos ? &fill
+                              : n.name.find("score") != std::string::npos ? &score
+                              : n.name.find("topk") != std::string::npos  ? &topk
+                                                                           : nullptr;
+    ASSERT_NE(slot, nullptr) << "unexpected kernel in the graph: " << n.name;
+    ASSERT_EQ(*slot, nullptr) << "kernel captured twice: " << n.name;
+    *slot = &n;
+  }
+  ASSERT_TRUE(fill && score && topk) << "the graph must hold the fill, score and top-k kernels";
+  // Grids are the launch plan for the maximum shapes.
+  EXPECT_EQ(static_cast<std::int64_t>(score->grid.x), sg.x) << "score grid x: plan pack " << sg.pack << " chunks " << sg.chunks;
+  EXPECT_EQ(static_cast<std::int64_t>(score->grid.y), sg.y);
+  EXPECT_EQ(score->grid.z, 1u);
+  EXPECT_EQ(static_cast<std::int64_t>(topk->grid.x), tg);
+  EXPECT_EQ(fill->grid.x, fill_grid);
+  EXPECT_EQ(gpu::plan::packed_fits(rig.args), gpu::packed_supported(rig.args));
+  // Parameters reference the buffers the replays rewrite, never the eager outputs.
+  EXPECT_TRUE(fill->words.count(addr(rig.scores.p))) << "fill node does not poison the captured score buffer";
+  for (const void* p : {static_cast<const void*>(rig.q.p), static_cast<const void*>(rig.k.p),
+                        static_cast<const void*>(rig.r2t.p), static_cast<const void*>(rig.slots.p),
+                        static_cast<const void*>(rig.lens.p), static_cast<const void*>(rig.scores.p)})
+    EXPECT_TRUE(score->words.count(addr(p))) << "score node does not reference buffer " << p;
+  for (const void* p : {static_cast<const void*>(rig.scores.p), static_cast<const void*>(rig.slots.p),
+                        static_cast<const void*>(rig.lens.p), static_cast<const void*>(rig.topk.p)})
+    EXPECT_TRUE(topk->words.count(addr(p))) << "top-k node does not reference buffer " << p;
+  for (const KernelNode& n : nodes) {
+    EXPECT_FALSE(n.words.count(addr(rig.e_scores.p)) || n.words.count(addr(rig.e_topk.p)))
+        << "a graph node references an eager output buffer";
+  }
+}
+
+// Ids differ somewhere.
+bool ids_differ(const Observed& a, const Observed& b) { return a.topk_idx != b.topk_idx; }
+
+class GraphReplay : public ::testing::TestWithParam<GraphParam> {};
+
+TEST_P(GraphReplay, InPlaceReplaysMatchEagerAndOracle) {
+  IXO_REQUIRE_CUDA();
+  const GraphParam& gp = GetParam();
+  const std::vector<Step> steps = make_steps(gp);
+  ASSERT_GE(steps.size(), 5u);
+
+  // The steps change what they say and nothing else (guards the test's own setup).
+  for (std::size_t i = 1; i < steps.size(); ++i) {
+    const Case &a = steps[i - 1].c, &b = steps[i].c;
+    const unsigned w = steps[i].writes;
+    const bool changed[5] = {a.q != b.q, a.k_cache != b.k_cache, a.req_to_token != b.req_to_token,
+                             a.slot_ids != b.slot_ids, a.seq_lens != b.seq_lens};
+    const unsigned bits[5] = {kQ, kK, kTable, kSlots, kLens};
+    for (int t = 0; t < 5; ++t)
+      ASSERT_EQ(changed[t], (w & bits[t]) != 0) << "step '" << steps[i].name << "' input " << t;
+  }
+
+  const Case& shape = steps[0].c;
+  Rig rig(shape, gp.packed);
+  if (gp.packed) {
+    ASSERT_TRUE(gpu::packed_supported(rig.args)) << "the packed configuration must take the packed path";
+  }
+  const gpu::IndexArgs captured = rig.args;
+
+  // Warm-up eager launch (as a serving engine does before capture), then capture.
+  rig.write(shape, steps[0].writes);
+  (void)rig.eager();
+  rig.capture();
+  check_graph_structure(rig);
+
+  auto backend = gp.packed ? make_cuda_packed_backend() : make_cuda_rows_backend();
+  Observed prev;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    SCOPED_TRACE("replay " + std::to_string(i) + ": " + s.name);
+    rig.write(s.c, s.writes);
+    // Same device buffers as captured.
+    ASSERT_EQ(rig.args.q, captured.q);
+    ASSERT_EQ(rig.args.k_cache, captured.k_cache);
+    ASSERT_EQ(rig.args.req_to_token, captured.req_to_token);
+    ASSERT_EQ(rig.args.slot_ids, captured.slot_ids);
+    ASSERT_EQ(rig.args.seq_lens, captured.seq_lens);
+    ASSERT_EQ(rig.args.scores, captured.scores);
+    ASSERT_EQ(rig.args.topk_idx, captured.topk_idx);
+    // The device holds exactly the host case.
+    ASSERT_EQ(rig.lens.read(), s.c.seq_lens);
+    ASSERT_EQ(rig.slots.read(), s.c.slot_ids);
+
+    const Observed g = rig.replay();
+    const Observed e = rig.eager();
+    EXPECT_TRUE(bitwise_equal(g, e, s.c, "graph replay vs eager launch"));
+    EXPECT_TRUE(bitwise_equal(g, backend->run(s.c), s.c, "graph replay vs " + backend->name() + " backend"));
+    EXPECT_TRUE(matches_oracle(s.c, oracle(s.c), g, false, "graph replay vs oracle"));
+    if (i > 0) {
+      if (s.same_answer)
+        EXPECT_TRUE(bitwise_equal(g, prev, s.c, "relabelled replay vs previous replay"));
+      else
+        EXPECT_TRUE(ids_differ(g, prev)) << "the replay's ids did not change although its inputs did";
+    }
+    prev = g;
+  }
+  // A second replay of the last inputs is bitwise identical (no state carried over).
+  EXPECT_TRUE(bitwise_equal(rig.replay(), prev, steps.back().c, "repeated replay"));
+}
+
+INSTANTIATE_TEST_SUITE_P(CudaGraph, GraphReplay,
+                         ::testing::Values(GraphParam{"rows_bf16_max", false, KDtype::bf16, ScoreType::max},
+                                           GraphParam{"packed_bf16_max", true, KDtype::bf16, ScoreType::max},
+                                           GraphParam{"rows_e4m3fn_lse", false, KDtype::e4m3fn, ScoreType::lse},
+                                           GraphParam{"packed_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse}),
+                         [](const ::testing::TestParamInfo<GraphParam>& i) { return i.param.name; });
 
 }  // namespace
 }  // namespace ixo::test

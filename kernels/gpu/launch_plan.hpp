@@ -1,0 +1,90 @@
+// Host-callable description of the score kernels' launch plan (the grid and the chunk plan),
+// for tests and tools; plain C++, no CUDA/HIP headers. It restates what indexer_launch.inl
+// and the score kernels do, from kernels/common only:
+//   - the grid is (batch * chunks, Hk) with batch = R / pack, computed from graph-constant
+//     values only (R, Hk, NB, packed_queries, the forced chunk count), never from seq_lens;
+//   - program (x, y) scores group g = x / chunks (rows g*pack .. g*pack+pack-1), chunk
+//     c = x % chunks, K head y; the group's length is the longest *writable* row of the group
+//     (active and nb > topk) and its blocks [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c);
+//   - a row of the group writes block b of that range only when b < its own nb.
+// tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
+// score_grid() here, so this header cannot drift from the launch code unnoticed; the CPU test
+// tests/graph/test_graph_plan.cpp checks that the plan for maximum shapes covers every
+// (row, head, block) of any smaller batch exactly once.
+#pragma once
+#include <cstdint>
+
+#include "common/indexer_common.hpp"
+#include "gpu/indexer_launch.hpp"
+
+namespace ixo::gpu::plan {
+
+// Same rule as gpu::packed_supported (P > 1, R % P == 0, P * Hq/Hk <= 16), host-only.
+inline bool packed_fits(const IndexArgs& a) {
+  const int P = a.packed_queries;
+  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && a.R % P == 0 &&
+         common::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
+}
+
+// Rows per program: packed_queries on the packed path when the pack fits, else 1.
+inline int score_pack(const IndexArgs& a, bool packed) { return packed && packed_fits(a) ? a.packed_queries : 1; }
+
+// Chunk count: common::num_kv_chunks(batch, Hk) capped at max(1, NB / 16), or num_chunks
+// when forced.
+inline int score_chunks(const IndexArgs& a, int pack) {
+  if (a.num_chunks > 0) return a.num_chunks;
+  const int c = common::num_kv_chunks(a.R / pack, a.Hk);
+  const std::int64_t cap = a.NB / 16 > 1 ? a.NB / 16 : 1;
+  return c < cap ? c : static_cast<int>(cap);
+}
+
+struct ScoreGrid {
+  int pack = 1;
+  int chunks = 1;
+  std::int64_t batch = 0;  // groups (R / pack)
+  std::int64_t x = 0;      // gridDim.x = batch * chunks
+  std::int64_t y = 0;      // gridDim.y = Hk
+};
+
+// The score kernel's grid of launch_score_rows (packed = false) or launch_score_packed.
+inline ScoreGrid score_grid(const IndexArgs& a, bool packed) {
+  ScoreGrid g;
+  g.pack = score_pack(a, packed);
+  g.chunks = score_chunks(a, g.pack);
+  g.batch = a.R / g.pack;
+  g.x = g.batch * g.chunks;
+  g.y = a.Hk;
+  return g;
+}
+
+// The top-k kernel's grid: one program per (head, row).
+inline std::int64_t topk_grid(const IndexArgs& a) { return a.Hq * a.R; }
+
+// Whether row r writes score columns (active and nb > topk), and its nb; lens and slot
+// ids are host arrays of the graph-constant length R.
+inline bool row_writes(const IndexArgs& a, const std::int64_t* slot_ids, const std::int64_t* seq_lens, std::int64_t r,
+                       std::int64_t* nb) {
+  const std::int64_t L = seq_lens[r];
+  const std::int64_t sid = common::table_row(slot_ids[r], a.S, a.rows, L);
+  *nb = sid >= 0 ? common::num_blocks(L, a.block_size) : 0;
+  return common::row_writes_scores(sid, *nb, a.topk);
+}
+
+// Blocks [*b0, *b1) program x of the grid covers for its group (empty when the group has
+// no writable row).
+inline void program_blocks(const IndexArgs& a, const ScoreGrid& g, const std::int64_t* slot_ids,
+                           const std::int64_t* seq_lens, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
+  const std::int64_t grp = x / g.chunks;
+  const int c = static_cast<int>(x % g.chunks);
+  std::int64_t Lg = 0;
+  for (int d = 0; d < g.pack; ++d) {
+    const std::int64_t r = grp * g.pack + d;
+    std::int64_t nb;
+    if (row_writes(a, slot_ids, seq_lens, r, &nb) && seq_lens[r] > Lg) Lg = seq_lens[r];
+  }
+  *b0 = *b1 = 0;
+  if (Lg <= 0) return;
+  common::chunk_blocks(common::num_blocks(Lg, a.block_size), g.chunks, c, b0, b1);
+}
+
+}  // namespace ixo::gpu::plan

@@ -1,0 +1,315 @@
+// The launch plan a CUDA graph captures (kernels/gpu/launch_plan.hpp: grid and chunk plan
+// from graph-constant maximum shapes only) covers every (head, row, block) that any smaller
+// batch replayed into the same buffers must write, exactly once. Host only (label graph).
+//
+// A replayed graph keeps the grid of its capture: R, Hq, Hk, NB, packed_queries and the
+// chunk count are the maxima; the real batch is shorter (fewer real rows, the rest graph
+// padding or inactive) and its seq_lens are anything up to the table width. The ownership
+// map built here from the plan must give every written cell exactly one program.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu/launch_plan.hpp"
+
+namespace ixo::test {
+namespace {
+
+namespace plan = ixo::gpu::plan;
+using gpu::IndexArgs;
+
+// Blocks [b0, b1) of program x of grid g for the batch (slot ids, lens).
+using BlocksFn = std::function<void(const IndexArgs&, const plan::ScoreGrid&, const std::vector<std::int64_t>& slots,
+                                    const std::vector<std::int64_t>& lens, std::int64_t x, std::int64_t* b0,
+                                    std::int64_t* b1)>;
+
+void real_blocks(const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& slots,
+                 const std::vector<std::int64_t>& lens, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
+  plan::program_blocks(a, g, slots.data(), lens.data(), x, b0, b1);
+}
+
+struct Batch {
+  std::vector<std::int64_t> slots, lens;  // [R_max]
+  std::int64_t real_rows = 0;             // R' <= R_max
+};
+
+// Empty when every cell the batch must write is owned by exactly one program of the grid
+// and no other cell is owned; else the first few violations.
+std::string check_coverage(const IndexArgs& a, const plan::ScoreGrid& g, const Batch& bt, const BlocksFn& blocks,
+                           std::int64_t* required = nullptr) {
+  const std::int64_t R = a.R, Hq = a.Hq, NB = a.NB;
+  const int gqa = static_cast<int>(a.Hq / a.Hk);
+  std::vector<int> owners(static_cast<std::size_t>(Hq * R * NB), 0);
+  std::ostringstream err;
+  int reports = 0;
+  for (std::int64_t y = 0; y < g.y; ++y)
+    for (std::int64_t x = 0; x < g.x; ++x) {
+      std::int64_t b0 = 0, b1 = 0;
+      blocks(a, g, bt.slots, bt.lens, x, &b0, &b1);
+      const std::int64_t grp = x / g.chunks;
+      for (int d = 0; d < g.pack; ++d) {
+        const std::int64_t r = grp * g.pack + d;
+        std::int64_t nb = 0;
+        if (!plan::row_writes(a, bt.slots.data(), bt.lens.data(), r, &nb)) continue;
+        for (int j = 0; j < gqa; ++j) {
+          const std::int64_t h = y * gqa + j;
+          for (std::int64_t b = b0; b < b1 && b < nb; ++b) {
+            if (b < 0 || b >= NB) {
+              if (reports++ < 5) err << "program (" << x << "," << y << ") block " << b << " outside [0, NB=" << NB << ")\n";
+              continue;
+            }
+            ++owners[static_cast<std::size_t>(common::score_index(h, r, b, R, NB))];
+          }
+        }
+      }
+    }
+  for (std::int64_t h = 0; h < Hq; ++h)
+    for (std::int64_t r = 0; r < R; ++r) {
+      std::int64_t nb = 0;
+      const bool writes = plan::row_writes(a, bt.slots.data(), bt.lens.data(), r, &nb);
+      for (std::int64_t b = 0; b < NB; ++b) {
+        const int want = writes && b < nb ? 1 : 0;
+        if (required) *required += want;
+        const int got = owners[static_cast<std::size_t>(common::score_index(h, r, b, R, NB))];
+        if (got != want && reports++ < 5)
+          err << "cell (h=" << h << ", r=" << r << ", b=" << b << "): " << got << " owners, want " << want
+              << " (L=" << bt.lens[static_cast<std::size_t>(r)] << ", nb=" << nb << ", slot=" << bt.slots[static_cast<std::size_t>(r)]
+              << ")\n";
+      }
+    }
+  if (reports > 5) err << "... " << reports << " violations in all\n";
+  return err.str();
+}
+
+std::string describe(const IndexArgs& a, const plan::ScoreGrid& g, const Batch& bt) {
+  std::ostringstream o;
+  o << "R=" << a.R << " R'=" << bt.real_rows << " Hq=" << a.Hq << " Hk=" << a.Hk << " P=" << a.packed_queries
+    << " pack=" << g.pack << " bs=" << a.block_size << " topk=" << a.topk << " width=" << a.width << " NB=" << a.NB
+    << " chunks=" << g.chunks << " (forced " << a.num_chunks << ") grid=(" << g.x << "," << g.y << ")";
+  return o.str();
+}
+
+std::int64_t pick(std::mt19937_64& g, std::int64_t lo, std::int64_t hi) {  // inclusive
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(g);
+}
+
+// Graph-constant maximum shapes.
+IndexArgs random_max_shapes(std::mt19937_64& g, bool force_chunks) {
+  IndexArgs a;
+  const int P = static_cast<int>(pick(g, 1, 5));
+  a.packed_queries = P;
+  a.Hk = std::vector<std::int64_t>{1, 2, 4}[static_cast<std::size_t>(pick(g, 0, 2))];
+  a.Hq = a.Hk * std::vector<std::int64_t>{1, 2, 4, 8}[static_cast<std::size_t>(pick(g, 0, 3))];
+  a.R = P * pick(g, 1, 24);
+  a.block_size = std::vector<int>{16, 64, 128}[static_cast<std::size_t>(pick(g, 0, 2))];
+  a.topk = static_cast<int>(pick(g, 1, 20));
+  a.width = pick(g, 1, 80) * a.block_size + pick(g, -2, 2) + P;
+  if (a.width < P + 1) a.width = P + 1;
+  a.NB = common::ceil_div(a.width, a.block_size);
+  a.rows = pick(g, 2, 40);
+  a.S = a.rows * a.width + pick(g, 1, 1000);  // > rows: slot -1 aliases S-1, outside the table
+  a.num_chunks = force_chunks ? static_cast<int>(pick(g, 1, 9)) : 0;
+  return a;
+}
+
+// A length near the interesting boundaries (block edges, topk*bs) or anywhere in [0, max].
+std::int64_t random_len(std::mt19937_64& g, const IndexArgs& a, std::int64_t max_len) {
+  std::int64_t L;
+  switch (pick(g, 0, 3)) {
+    case 0: L = pick(g, 0, max_len); break;
+    case 1: L = pick(g, 1, std::max<std::int64_t>(1, max_len / a.block_size)) * a.block_size + pick(g, -1, 1); break;
+    case 2: L = static_cast<std::int64_t>(a.topk) * a.block_size + pick(g, -1, 1); break;
+    default: L = max_len - pick(g, 0, 2); break;
+  }
+  return std::clamp<std::int64_t>(L, 0, max_len);
+}
+
+// A batch of R' <= R real rows (verify groups sharing a slot, lengths p+1..p+P, sometimes a
+// row of length 0 or free lengths) followed by graph padding (table row 0, lengths 2..P+1)
+// and inactive rows (slot past the table, -1, or length 0).
+Batch random_batch(std::mt19937_64& g, const IndexArgs& a) {
+  const int P = a.packed_queries;
+  Batch bt;
+  bt.slots.assign(static_cast<std::size_t>(a.R), 0);
+  bt.lens.assign(static_cast<std::size_t>(a.R), 0);
+  const std::int64_t groups = a.R / P;
+  const std::int64_t real_groups = pick(g, 0, groups);
+  bt.real_rows = real_groups * P;
+  const bool free_lengths = pick(g, 0, 3) == 0;
+  for (std::int64_t grp = 0; grp < groups; ++grp) {
+    std::int64_t slot;
+    std::int64_t prefix = 0;
+    const bool real = grp < real_groups;
+    const std::int64_t kind = pick(g, 0, 3);
+    if (real) {
+      slot = pick(g, 1, a.rows - 1);
+      if (pick(g, 0, 4) == 0) slot -= a.S;  // negative alias of the table row
+      prefix = random_len(g, a, a.width - P);
+    } else {
+      slot = kind == 0 ? a.rows + pick(g, 0, 5) : kind == 1 ? -1 : 0;
+    }
+    for (int j = 0; j < P; ++j) {
+      const std::size_t r = static_cast<std::size_t>(grp * P + j);
+      bt.slots[r] = slot;
+      if (real) {
+        bt.lens[r] = free_lengths ? random_len(g, a, a.width) : prefix + j + 1;
+        if (pick(g, 0, 15) == 0) bt.lens[r] = 0;
+      } else {
+        bt.lens[r] = kind == 3 ? 0 : std::min<std::int64_t>(a.width, j + 2);
+      }
+    }
+  }
+  return bt;
+}
+
+// Runs `iters` random (max shapes, smaller batch) pairs through the checker; returns the
+// first failure (empty when all pass). Several batches are replayed on each plan, as a
+// captured graph would.
+std::string run_random(std::uint64_t seed, int iters, bool packed, bool force_chunks, const BlocksFn& blocks,
+                       std::int64_t* required = nullptr) {
+  std::mt19937_64 g(seed);
+  for (int it = 0; it < iters; ++it) {
+    const IndexArgs a = random_max_shapes(g, force_chunks);
+    const plan::ScoreGrid grid = plan::score_grid(a, packed);
+    for (int rep = 0; rep < 4; ++rep) {
+      const Batch bt = random_batch(g, a);
+      const std::string e = check_coverage(a, grid, bt, blocks, required);
+      if (!e.empty())
+        return "seed " + std::to_string(seed) + " iteration " + std::to_string(it) + " replay " + std::to_string(rep) +
+               ": " + describe(a, grid, bt) + "\n" + e;
+    }
+  }
+  return {};
+}
+
+TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
+  // The plan sees no lengths and no pointers: two batches of the same maxima share it, and
+  // it is the documented grid (batch * chunks, Hk) with chunks from num_kv_chunks capped at NB/16.
+  IndexArgs a;
+  a.R = 32;
+  a.Hq = 8;
+  a.Hk = 2;
+  a.NB = 51;
+  a.packed_queries = 4;
+  const plan::ScoreGrid rows = plan::score_grid(a, false), packed = plan::score_grid(a, true);
+  EXPECT_EQ(rows.pack, 1);
+  EXPECT_EQ(packed.pack, 4);
+  EXPECT_EQ(rows.chunks, std::min<int>(common::num_kv_chunks(32, 2), 51 / 16));
+  EXPECT_EQ(packed.chunks, std::min<int>(common::num_kv_chunks(8, 2), 51 / 16));
+  EXPECT_EQ(rows.x, 32 * rows.chunks);
+  EXPECT_EQ(packed.x, 8 * packed.chunks);
+  EXPECT_EQ(rows.y, 2);
+  EXPECT_EQ(plan::topk_grid(a), 8 * 32);
+  // A pack that does not fit one tile (P * gqa > 16) or R % P != 0: per-row plan.
+  IndexArgs wide = a;
+  wide.Hq = 2 * 8;  // gqa 8, P 4 -> 32 tile rows
+  EXPECT_EQ(plan::score_grid(wide, true).pack, 1);
+  IndexArgs ragged = a;
+  ragged.R = 30;
+  EXPECT_EQ(plan::score_grid(ragged, true).pack, 1);
+  // Forced chunk counts are taken as they are.
+  IndexArgs forced = a;
+  forced.num_chunks = 7;
+  EXPECT_EQ(plan::score_grid(forced, true).chunks, 7);
+}
+
+TEST(GraphPlan, MaxShapePlanCoversSmallerBatchesPerRow) {
+  std::int64_t required = 0;
+  const std::string e = run_random(11, 1500, false, false, real_blocks, &required);
+  EXPECT_TRUE(e.empty()) << e;
+  EXPECT_GT(required, 1000000) << "the random batches wrote too few cells to mean anything";
+}
+
+TEST(GraphPlan, MaxShapePlanCoversSmallerBatchesPacked) {
+  std::int64_t required = 0;
+  const std::string e = run_random(12, 1500, true, false, real_blocks, &required);
+  EXPECT_TRUE(e.empty()) << e;
+  EXPECT_GT(required, 1000000) << "the random batches wrote too few cells to mean anything";
+}
+
+TEST(GraphPlan, ForcedChunkCountsCoverSmallerBatches) {
+  // Including more chunks than a row has blocks (empty chunks).
+  std::string e = run_random(13, 600, false, true, real_blocks);
+  EXPECT_TRUE(e.empty()) << e;
+  e = run_random(14, 600, true, true, real_blocks);
+  EXPECT_TRUE(e.empty()) << e;
+}
+
+// Longest writable row of program x's group (0: none), as the kernels compute it.
+std::int64_t group_length(const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& s,
+                          const std::vector<std::int64_t>& l, std::int64_t x) {
+  std::int64_t Lg = 0, nb;
+  for (int d = 0; d < g.pack; ++d) {
+    const std::int64_t r = (x / g.chunks) * g.pack + d;
+    if (plan::row_writes(a, s.data(), l.data(), r, &nb)) Lg = std::max(Lg, l[static_cast<std::size_t>(r)]);
+  }
+  return Lg;
+}
+
+// The checker itself must fail on the plan bugs a captured graph would expose.
+TEST(GraphPlan, CheckerCatchesBrokenPlans) {
+  // Chunk size rounded down: the tail blocks of long rows have no owner.
+  const BlocksFn floor_chunks = [](const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& s,
+                                   const std::vector<std::int64_t>& l, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
+    const std::int64_t nb = common::num_blocks(group_length(a, g, s, l, x), a.block_size);
+    const std::int64_t cs = nb / g.chunks, c = x % g.chunks;
+    *b0 = std::min(nb, c * cs);
+    *b1 = std::min(nb, c * cs + cs);
+  };
+  EXPECT_FALSE(run_random(21, 300, true, false, floor_chunks).empty()) << "floor chunk size not caught";
+
+  // Group length taken from the group's first row instead of its longest writable row.
+  const BlocksFn first_row = [](const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& s,
+                                const std::vector<std::int64_t>& l, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
+    const std::int64_t r = (x / g.chunks) * g.pack;
+    std::int64_t nb;
+    *b0 = *b1 = 0;
+    bool any = false;
+    for (int d = 0; d < g.pack; ++d) any = plan::row_writes(a, s.data(), l.data(), r + d, &nb) || any;
+    if (!any) return;
+    common::chunk_blocks(common::num_blocks(l[static_cast<std::size_t>(r)], a.block_size), g.chunks,
+                         static_cast<int>(x % g.chunks), b0, b1);
+  };
+  EXPECT_FALSE(run_random(22, 300, true, false, first_row).empty()) << "first-row group length not caught";
+
+  // Block ranges baked in at capture: the lengths the graph was captured with (here: the
+  // lengths halved) instead of the ones written before the replay.
+  const BlocksFn baked = [](const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& s,
+                            const std::vector<std::int64_t>& l, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
+    std::vector<std::int64_t> captured(l);
+    for (auto& v : captured) v /= 2;
+    std::int64_t nb;
+    bool any = false;
+    for (int d = 0; d < g.pack; ++d) any = plan::row_writes(a, s.data(), l.data(), (x / g.chunks) * g.pack + d, &nb) || any;
+    plan::program_blocks(a, g, s.data(), captured.data(), x, b0, b1);
+    if (!any) *b0 = *b1 = 0;
+  };
+  EXPECT_FALSE(run_random(23, 300, false, false, baked).empty()) << "capture-time block ranges not caught";
+
+  // Overlapping chunks: a block owned by two programs.
+  const BlocksFn overlap = [](const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& s,
+                              const std::vector<std::int64_t>& l, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
+    plan::program_blocks(a, g, s.data(), l.data(), x, b0, b1);
+    if (*b0 > 0 && *b1 > *b0) --*b0;
+  };
+  EXPECT_FALSE(run_random(24, 300, false, false, overlap).empty()) << "overlapping chunks not caught";
+
+  // A grid sized for fewer groups than the maxima (a plan from the real batch, not R_max):
+  // only the first half of the groups get programs.
+  const BlocksFn short_grid = [](const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& s,
+                                 const std::vector<std::int64_t>& l, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
+    *b0 = *b1 = 0;
+    if (x / g.chunks >= (g.batch + 1) / 2) return;
+    plan::program_blocks(a, g, s.data(), l.data(), x, b0, b1);
+  };
+  EXPECT_FALSE(run_random(25, 300, true, false, short_grid).empty()) << "short grid not caught";
+}
+
+}  // namespace
+}  // namespace ixo::test
