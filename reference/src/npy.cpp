@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "ixo/error.hpp"
@@ -20,11 +19,28 @@ int NpyArray::item_size() const { return descr.size() >= 3 ? std::stoi(descr.sub
 namespace {
 
 std::string dict_value(const std::string& header, const std::string& key, const std::string& field) {
-  // Values are a quoted string, True/False, or a parenthesised tuple.
-  const std::regex re("['\"]" + key + "['\"]\\s*:\\s*('[^']*'|\"[^\"]*\"|True|False|\\([^)]*\\))");
-  std::smatch m;
-  if (!std::regex_search(header, m, re)) throw InputError(field, "npy header has no '" + key + "' entry");
-  return m[1].str();
+  // The header is a Python dict literal; values are a quoted string, True/False, or a
+  // parenthesised tuple.
+  std::size_t k = std::string::npos;
+  for (const char q : {'\'', '"'}) {
+    k = header.find(std::string(1, q) + key + std::string(1, q));
+    if (k != std::string::npos) break;
+  }
+  if (k == std::string::npos) throw InputError(field, "npy header has no '" + key + "' entry");
+  std::size_t v = header.find(':', k + key.size() + 2);
+  if (v == std::string::npos) throw InputError(field, "npy header entry '" + key + "' has no value");
+  v = header.find_first_not_of(" \t", v + 1);
+  if (v == std::string::npos) throw InputError(field, "npy header entry '" + key + "' has no value");
+  const char open = header[v];
+  std::size_t end;
+  if (open == '\'' || open == '"')
+    end = header.find(open, v + 1);
+  else if (open == '(')
+    end = header.find(')', v + 1);
+  else
+    end = header.find_first_of(",}", v) - 1;
+  if (end == std::string::npos || end < v) throw InputError(field, "npy header entry '" + key + "' is malformed");
+  return header.substr(v, end - v + 1);
 }
 
 }  // namespace
