@@ -142,4 +142,95 @@ IXO_HD std::int32_t topk_key_id(std::uint64_t key) {
   return static_cast<std::int32_t>(0xFFFFFFFFu - static_cast<std::uint32_t>(key & 0xFFFFFFFFu));
 }
 
+// ---- Addressing and scoring shared by the CPU twin and the GPU kernels ----
+
+// K head a q head reads: gqa = Hq / Hk consecutive q heads share one K head.
+IXO_HD int kv_head_of(int q_head, int gqa) { return q_head / gqa; }
+
+// k_cache row of token t of table row `sid` (req_to_token is [rows, width], row-major).
+IXO_HD std::int64_t token_slot(const std::int32_t* req_to_token, std::int64_t width, std::int64_t sid,
+                               std::int64_t t, std::int64_t S) {
+  return wrap_slot(static_cast<std::int64_t>(req_to_token[sid * width + t]), S);
+}
+
+// Element e of a raw little-endian K row (bf16: 2 bytes, fp8: 1 byte), decoded exactly.
+IXO_HD float k_element(const std::uint8_t* row, int e, int code) {
+  if (code == kBf16) {
+    const std::uint16_t bits =
+        static_cast<std::uint16_t>(row[2 * e] | (static_cast<std::uint16_t>(row[2 * e + 1]) << 8));
+    return bf16_to_float(bits);
+  }
+  return fp8_to_float(row[e], code);
+}
+IXO_HD int k_element_bytes(int code) { return code == kBf16 ? 2 : 1; }
+
+// The one fp32 dot-product order every backend of the twin uses: kDotLanes partial sums,
+// lane j accumulating elements d = j (mod kDotLanes) in increasing d (the 16-wide k-steps
+// of an MMA), then a fixed pairwise tree over the lanes (j += j + w for w = 8, 4, 2, 1).
+// Products of bf16 (or widened fp8) values are exact in fp32, so FMA vs mul+add does not
+// matter away from fp32 underflow.
+constexpr int kDotLanes = 16;
+IXO_HD float dot_fp32(const float* a, const float* b, int n) {
+  float lane[kDotLanes];
+  for (int j = 0; j < kDotLanes; ++j) lane[j] = 0.0f;
+  int d0 = 0;
+  for (; d0 + kDotLanes <= n; d0 += kDotLanes)
+    for (int j = 0; j < kDotLanes; ++j) lane[j] += a[d0 + j] * b[d0 + j];
+  for (int j = 0; d0 + j < n; ++j) lane[j] += a[d0 + j] * b[d0 + j];
+  for (int w = kDotLanes / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) lane[j] += lane[j + w];
+  return lane[0];
+}
+
+// Logit of one token, log2 units: fp32 dot times the logit multiplier.
+IXO_HD float logit(float dot, float multiplier) { return dot * multiplier; }
+
+// Visible tokens of block b for a row of length L (0 when the block is past the row).
+IXO_HD int block_tokens(std::int64_t b, std::int64_t L, int bs) {
+  const std::int64_t n = L - b * bs;
+  return n <= 0 ? 0 : (n >= bs ? bs : static_cast<int>(n));
+}
+
+// Block max step: NaN never replaces the running maximum (start from -inf).
+IXO_HD float max_step(float m, float s) { return s > m ? s : m; }
+// Block lse, log2 units: m + log2(sum_t exp2(s_t - m)) with m the block max and the sum in
+// token order; a fully masked block (m = -inf) scores -inf.
+IXO_HD float lse_term(float s, float m) { return exp2f(s - m); }
+IXO_HD float lse_finish(float m, float sum) { return m == -INFINITY ? -INFINITY : m + log2f(sum); }
+
+// Block score over n logits s[0], s[stride], ... (n may be 0: -inf), max or lse.
+IXO_HD float block_score(const float* s, int n, int stride, bool lse) {
+  float m = -INFINITY;
+  for (int i = 0; i < n; ++i) m = max_step(m, s[i * stride]);
+  if (!lse) return m;
+  if (m == -INFINITY) return -INFINITY;
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) sum += lse_term(s[i * stride], m);
+  return lse_finish(m, sum);
+}
+
+// Whether a row writes score columns: active (table row >= 0) and not trivial (nb > topk).
+// It then writes exactly the columns [0, nb), each once.
+IXO_HD bool row_writes_scores(std::int64_t table_row_or_neg, std::int64_t nb, int topk) {
+  return table_row_or_neg >= 0 && !trivial_row(nb, topk);
+}
+
+// Cell (h, r, b) of a [Hq, R, NB] score buffer (and the start of topk row (h, r) with NB = topk).
+IXO_HD std::int64_t score_index(std::int64_t h, std::int64_t r, std::int64_t b, std::int64_t R, std::int64_t NB) {
+  return (h * R + r) * NB + b;
+}
+
+// Row and q head of tile row i of group g: draft row g*pack + i/gqa, head kvh*gqa + i%gqa
+// (tile_row generalised to any Hk: every row reads its own K head).
+IXO_HD std::int64_t tile_query_row(std::int64_t g, int pack, const TileRow& tr) {
+  return g * pack + tr.draft;
+}
+IXO_HD int tile_query_head(int kvh, int gqa, const TileRow& tr) { return kvh * gqa + tr.head; }
+
+// Output of a row that does not read scores: inactive rows (nb = 0) give all -1, trivial
+// rows (nb <= topk) give 0..nb-1 then -1.
+IXO_HD void trivial_topk(std::int64_t nb, int topk, std::int32_t* out) {
+  for (int i = 0; i < topk; ++i) out[i] = i < nb ? i : -1;
+}
+
 }  // namespace ixo::common

@@ -1,0 +1,34 @@
+// The CPU twin: the GPU kernels' tiling (programs over (row or group, KV chunk, K head),
+// per-chunk block loops, the packed tile) run on the host with OpenMP. It calls
+// kernels/common for every formula. It is a kernel under test, not an oracle.
+#pragma once
+#include <memory>
+
+#include "backend.hpp"
+
+namespace ixo {
+
+// "cpu-rows": one program per (row, chunk, K head); chunks = num_kv_chunks(R, Hk).
+std::unique_ptr<Backend> make_cpu_rows_backend();
+// "cpu-packed": one program per (group of packed_queries rows, chunk, K head); chunks =
+// num_kv_chunks(R/P, Hk). Falls back to the per-row plan when P == 1 or P*gqa > 16.
+std::unique_ptr<Backend> make_cpu_packed_backend();
+
+namespace cpu {
+
+// The launch plan a backend uses for a case (exposed for tests and the bench).
+struct Plan {
+  int pack = 1;             // rows per program (1 = per-row plan)
+  int gqa = 1;              // q heads per K head
+  std::int64_t groups = 0;  // programs along the row axis (R / pack)
+  int chunks = 1;           // KV chunks per group
+  std::int64_t hk = 1;      // programs along the K-head axis
+  std::int64_t programs() const { return groups * chunks * hk; }
+};
+// `packed` selects cpu-packed's plan (including its per-row fallback).
+Plan plan_for(const Case& c, bool packed, const RunOptions& options);
+// K tokens (per K head) the plan loads: each program loads each token of its blocks once.
+std::int64_t k_tokens_loaded(const Case& c, const Plan& plan);
+
+}  // namespace cpu
+}  // namespace ixo

@@ -1,0 +1,188 @@
+// Unit tests of kernels/common: the formulas every backend (CPU twin, CUDA) shares.
+// Where the reference has an independent version (fp8/bf16 decoding) the two are compared.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "indexer_common.hpp"
+#include "ixo/dtype.hpp"
+
+namespace cm = ixo::common;
+
+namespace {
+
+bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0; }
+
+TEST(KernelsCommon, Fp8DecodeMatchesReferenceTables) {
+  for (auto [code, t] : {std::pair{cm::kE4m3fn, ixo::KDtype::e4m3fn}, std::pair{cm::kE4m3fnuz, ixo::KDtype::e4m3fnuz},
+                         std::pair{cm::kE5m2, ixo::KDtype::e5m2}})
+    for (int c = 0; c < 256; ++c) {
+      const float want = ixo::fp8_to_float(static_cast<std::uint8_t>(c), t);
+      const float got = cm::fp8_to_float(static_cast<std::uint8_t>(c), code);
+      ASSERT_TRUE(same_float(want, got)) << "format " << ixo::to_string(t) << " code " << c << ": reference " << want
+                                         << " common " << got;
+    }
+}
+
+TEST(KernelsCommon, KCodeOrderEqualsKDtypeOrder) {
+  EXPECT_EQ(static_cast<int>(ixo::KDtype::bf16), cm::kBf16);
+  EXPECT_EQ(static_cast<int>(ixo::KDtype::e4m3fn), cm::kE4m3fn);
+  EXPECT_EQ(static_cast<int>(ixo::KDtype::e4m3fnuz), cm::kE4m3fnuz);
+  EXPECT_EQ(static_cast<int>(ixo::KDtype::e5m2), cm::kE5m2);
+}
+
+TEST(KernelsCommon, Bf16DecodeAndLittleEndianKElements) {
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    const auto bits = static_cast<std::uint16_t>(b);
+    ASSERT_TRUE(same_float(ixo::bf16_bits_to_float(bits), cm::bf16_to_float(bits))) << "bits " << b;
+    const std::uint8_t row[4] = {0, 0, static_cast<std::uint8_t>(bits & 0xff), static_cast<std::uint8_t>(bits >> 8)};
+    ASSERT_TRUE(same_float(cm::k_element(row, 1, cm::kBf16), cm::bf16_to_float(bits))) << "bits " << b;
+  }
+  const std::uint8_t fp8row[3] = {0x00, 0x38, 0xb8};  // e4m3fn: 0, 1.0, -1.0
+  EXPECT_EQ(cm::k_element(fp8row, 1, cm::kE4m3fn), 1.0f);
+  EXPECT_EQ(cm::k_element(fp8row, 2, cm::kE4m3fn), -1.0f);
+  EXPECT_EQ(cm::k_element(fp8row, 1, cm::kE4m3fnuz), 0.5f);  // bias 8
+  EXPECT_EQ(cm::k_element_bytes(cm::kBf16), 2);
+  EXPECT_EQ(cm::k_element_bytes(cm::kE5m2), 1);
+}
+
+TEST(KernelsCommon, NumKvChunksIsGraphConstantPowerOfTwo) {
+  EXPECT_EQ(cm::num_kv_chunks(1, 1), 256);
+  EXPECT_EQ(cm::num_kv_chunks(32, 1), 128);
+  EXPECT_EQ(cm::num_kv_chunks(20, 1), 128);  // 204 -> 128
+  EXPECT_EQ(cm::num_kv_chunks(16, 4), 64);
+  EXPECT_EQ(cm::num_kv_chunks(0, 1), 256);
+  EXPECT_EQ(cm::num_kv_chunks(5000, 1), 1);
+}
+
+TEST(KernelsCommon, ChunkBlocksPartitionEveryRow) {
+  for (std::int64_t nb = 0; nb <= 70; ++nb)
+    for (int chunks : {1, 2, 3, 7, 64, 256}) {
+      std::int64_t next = 0;
+      for (int c = 0; c < chunks; ++c) {
+        std::int64_t b0 = -1, b1 = -1;
+        cm::chunk_blocks(nb, chunks, c, &b0, &b1);
+        if (b0 >= b1) continue;
+        ASSERT_EQ(b0, next) << "nb " << nb << " chunks " << chunks << " chunk " << c;
+        next = b1;
+      }
+      ASSERT_EQ(next, nb) << "nb " << nb << " chunks " << chunks;
+    }
+}
+
+TEST(KernelsCommon, ForcingLocalWinsOverInit) {
+  // nb 6, init 2, local 3: blocks 3,4,5 local; 0,1 init; 2 keeps its score.
+  const float s = 0.25f;
+  EXPECT_EQ(cm::forced_score(s, 0, 6, 2, 3), cm::kInitForce);
+  EXPECT_EQ(cm::forced_score(s, 1, 6, 2, 3), cm::kInitForce);
+  EXPECT_EQ(cm::forced_score(s, 2, 6, 2, 3), s);
+  for (int b = 3; b < 6; ++b) EXPECT_EQ(cm::forced_score(s, b, 6, 2, 3), cm::kLocalForce);
+  EXPECT_EQ(cm::forced_score(s, 0, 2, 2, 3), cm::kLocalForce);  // init block inside the local window
+  EXPECT_EQ(cm::forced_score(s, 5, 6, 0, 0), s);               // local 0, init 0: nothing forced
+  EXPECT_GT(cm::kInitForce, cm::kLocalForce);
+}
+
+TEST(KernelsCommon, TopkKeyOrder) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  EXPECT_GT(cm::topk_key(-inf, 5), cm::topk_key(nan, 0));     // NaN ranks lowest
+  EXPECT_GT(cm::topk_key(0.0f, 5), cm::topk_key(-0.0f, 0));   // +0 above -0
+  EXPECT_GT(cm::topk_key(1.0f, 7), cm::topk_key(1.0f, 8));    // tie: lower id first
+  EXPECT_GT(cm::topk_key(2.0f, 9), cm::topk_key(1.0f, 0));    // score first
+  EXPECT_GT(cm::topk_key(-1.0f, 9), cm::topk_key(-2.0f, 0));  // negative scores ordered
+  EXPECT_GT(cm::topk_key(cm::kInitForce, 3), cm::topk_key(cm::kLocalForce, 0));
+  for (std::int32_t id : {0, 1, 255, 65535, 1 << 20}) EXPECT_EQ(cm::topk_key_id(cm::topk_key(0.5f, id)), id);
+}
+
+TEST(KernelsCommon, AddressingWrapsAndTableRows) {
+  EXPECT_EQ(cm::wrap_slot(-1, 10), 9);
+  EXPECT_EQ(cm::wrap_slot(-10, 10), 0);
+  EXPECT_EQ(cm::wrap_slot(3, 10), 3);
+  EXPECT_EQ(cm::table_row(2, 10, 4, 5), 2);
+  EXPECT_EQ(cm::table_row(-8, 10, 4, 5), 2);   // alias of 2 modulo the cache slots
+  EXPECT_EQ(cm::table_row(-1, 10, 4, 5), -1);  // 9: past the table
+  EXPECT_EQ(cm::table_row(4, 10, 4, 5), -1);
+  EXPECT_EQ(cm::table_row(1, 10, 4, 0), -1);   // empty row
+  const std::int32_t table[2 * 3] = {0, 1, 2, -3, 7, -10};
+  EXPECT_EQ(cm::token_slot(table, 3, 1, 0, 10), 7);
+  EXPECT_EQ(cm::token_slot(table, 3, 1, 1, 10), 7);
+  EXPECT_EQ(cm::token_slot(table, 3, 1, 2, 10), 0);
+  EXPECT_EQ(cm::kv_head_of(5, 4), 1);
+}
+
+TEST(KernelsCommon, GroupLengthIsMaxAndTileMapping) {
+  const std::int64_t lens[6] = {9, 9, 12, 10, 11, 3};
+  EXPECT_EQ(cm::group_length(lens, 0, 4), 12);  // not the last (10), not the first (9)
+  EXPECT_EQ(cm::group_length(lens, 3, 3), 11);
+  // pack 4, gqa 2: tile row 5 -> draft 2, head-in-group 1 -> q head kvh*2 + 1.
+  const cm::TileRow tr = cm::tile_row(5, 4, 2);
+  EXPECT_EQ(tr.draft, 2);
+  EXPECT_EQ(tr.head, 1);
+  EXPECT_TRUE(tr.used);
+  EXPECT_FALSE(cm::tile_row(8, 4, 2).used);
+  EXPECT_EQ(cm::tile_query_row(3, 4, tr), 14);
+  EXPECT_EQ(cm::tile_query_head(1, 2, tr), 3);
+  EXPECT_TRUE(cm::pack_fits(4, 4));
+  EXPECT_FALSE(cm::pack_fits(5, 4));
+  EXPECT_FALSE(cm::pack_fits(0, 1));
+}
+
+TEST(KernelsCommon, BlocksAndTrivialRows) {
+  EXPECT_EQ(cm::num_blocks(0, 16), 0);
+  EXPECT_EQ(cm::num_blocks(16, 16), 1);
+  EXPECT_EQ(cm::num_blocks(17, 16), 2);
+  EXPECT_EQ(cm::block_tokens(1, 17, 16), 1);
+  EXPECT_EQ(cm::block_tokens(0, 17, 16), 16);
+  EXPECT_EQ(cm::block_tokens(2, 17, 16), 0);
+  EXPECT_TRUE(cm::trivial_row(4, 4));
+  EXPECT_FALSE(cm::trivial_row(5, 4));
+  EXPECT_TRUE(cm::row_writes_scores(0, 5, 4));
+  EXPECT_FALSE(cm::row_writes_scores(-1, 5, 4));
+  EXPECT_FALSE(cm::row_writes_scores(3, 4, 4));
+  std::int32_t out[5];
+  cm::trivial_topk(3, 5, out);
+  EXPECT_EQ(std::vector<std::int32_t>(out, out + 5), (std::vector<std::int32_t>{0, 1, 2, -1, -1}));
+  cm::trivial_topk(0, 5, out);
+  EXPECT_EQ(std::vector<std::int32_t>(out, out + 5), (std::vector<std::int32_t>(5, -1)));
+  EXPECT_EQ(cm::score_index(1, 2, 3, 4, 10), (1 * 4 + 2) * 10 + 3);
+}
+
+TEST(KernelsCommon, DotLaneOrderAndLogitScaleOrder) {
+  // Lane order: lane 0 gets 1e8 and -1e8 (cancel), lanes 1..15 one each: 15.
+  // A sequential sum would absorb the ones into 1e8 and return 0.
+  std::vector<float> a(32, 0.0f), b(32, 1.0f);
+  a[0] = 1e8f;
+  for (int d = 1; d < 16; ++d) a[d] = 1.0f;
+  a[16] = -1e8f;
+  EXPECT_EQ(cm::dot_fp32(a.data(), b.data(), 32), 15.0f);
+  // Tail elements (n not a multiple of 16) land in lanes 0.. of the last step.
+  std::vector<float> c(19, 1.0f);
+  EXPECT_EQ(cm::dot_fp32(c.data(), c.data(), 19), 19.0f);
+  // SGLang's fp32 order ((sm*q) * log2e) * k_scale; for these values the other two
+  // association orders round differently.
+  volatile float sq = 0.1f, ks = 0.3f, l2e = cm::kLog2e;
+  const float sl = sq * l2e;
+  EXPECT_EQ(cm::logit_multiplier(sq, ks), sl * ks);
+  const float lk = l2e * ks, sk = sq * ks;
+  EXPECT_NE(cm::logit_multiplier(sq, ks), sq * lk);
+  EXPECT_NE(cm::logit_multiplier(sq, ks), sk * l2e);
+}
+
+TEST(KernelsCommon, BlockScoreMaxAndLse) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float s[4] = {1.0f, 3.0f, nan, 2.0f};
+  EXPECT_EQ(cm::block_score(s, 4, 1, false), 3.0f);  // NaN never wins the max
+  EXPECT_EQ(cm::block_score(s, 0, 1, false), -INFINITY);
+  EXPECT_EQ(cm::block_score(s, 0, 1, true), -INFINITY);
+  const float two[2] = {5.0f, 5.0f};
+  EXPECT_EQ(cm::block_score(two, 2, 1, true), 6.0f);  // log2(2^5 + 2^5)
+  EXPECT_EQ(cm::block_score(two, 1, 1, true), 5.0f);
+  const float strided[4] = {1.0f, 100.0f, 2.0f, 100.0f};
+  EXPECT_EQ(cm::block_score(strided, 2, 2, false), 2.0f);
+  const float ninf[2] = {-INFINITY, -INFINITY};
+  EXPECT_EQ(cm::block_score(ninf, 2, 1, true), -INFINITY);
+}
+
+}  // namespace

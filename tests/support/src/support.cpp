@@ -1,0 +1,302 @@
+#include "ixo_test/support.hpp"
+
+#include <sstream>
+
+namespace ixo::test {
+
+namespace {
+
+// Small verify batches: bs 16, topk 4, init 1, local 1, D 64, Hq 2 : Hk 1, 2 requests x 4.
+GenSpec small() {
+  GenSpec s;
+  s.requests = 2;
+  s.draft_rows = 4;
+  s.max_prefix = 300;
+  s.Hq = 2;
+  s.Hk = 1;
+  s.D = 64;
+  s.cfg.block_size = 16;
+  s.cfg.topk = 4;
+  s.cfg.init_blocks = 1;
+  s.cfg.local_blocks = 1;
+  return s;
+}
+
+std::string offset_name(int off) { return off < 0 ? "minus" + std::to_string(-off) : "plus" + std::to_string(off); }
+
+std::vector<NamedCase> build() {
+  std::vector<NamedCase> v;
+  auto add = [&](std::string name, GenSpec s, bool exact = false) {
+    v.push_back(NamedCase{name, std::move(s), seed_of(name), exact});
+  };
+
+  // Prefixes straddling block boundaries: m*bs + off, so one group mixes nb and nb+1 rows.
+  for (int off : {-2, -1, 0, 1}) {
+    GenSpec s = small();
+    s.requests = 3;
+    s.prefixes = {5 * 16 + off, 9 * 16 + off, 12 * 16 + off};
+    s.cfg.topk = 3;
+    s.cfg.init_blocks = 0;
+    add("straddle_" + offset_name(off), s);
+    // local 0: a shorter row's partial tail block must not see the group's extra keys.
+    s.cfg.local_blocks = 0;
+    s.cfg.score_type = ScoreType::lse;
+    add("straddle_local0_lse_" + offset_name(off), s);
+  }
+  // Draft rows 1..5 (Hq 2: 5 x 2 = 10 rows still fit one tile).
+  for (int p = 1; p <= 5; ++p) {
+    GenSpec s = small();
+    s.requests = 3;
+    s.draft_rows = p;
+    add("draft" + std::to_string(p), s);
+  }
+  // GQA ratios. 8:1 with 4 draft rows (32 tile rows) and 4:1 with 5 (20) fall back to rows.
+  struct Gqa {
+    int hq, hk, p;
+  };
+  for (const Gqa g : {Gqa{1, 1, 4}, Gqa{2, 1, 4}, Gqa{4, 1, 4}, Gqa{8, 2, 4}, Gqa{4, 4, 4}, Gqa{8, 1, 4}, Gqa{4, 1, 5}}) {
+    const int hq = g.hq, hk = g.hk, p = g.p;
+    GenSpec s = small();
+    s.Hq = hq;
+    s.Hk = hk;
+    s.draft_rows = p;
+    s.cfg.score_type = hk > 1 ? ScoreType::lse : ScoreType::max;
+    add("gqa_" + std::to_string(hq) + "_" + std::to_string(hk) + "_p" + std::to_string(p), s);
+  }
+  // K dtypes with k_scale != 1 (and q_scale, explicit sm_scale), max and lse.
+  for (KDtype t : {KDtype::bf16, KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2})
+    for (ScoreType st : {ScoreType::max, ScoreType::lse}) {
+      GenSpec s = small();
+      s.cfg.k_dtype = t;
+      s.cfg.k_scale = 0.37;
+      s.cfg.q_scale = 1.5;
+      if (st == ScoreType::lse) s.cfg.sm_scale = 0.2;
+      s.cfg.score_type = st;
+      add(std::string("dtype_") + std::string(to_string(t)) + "_" + std::string(to_string(st)), s);
+    }
+  // Forcing: init 0-2 x local 0-3.
+  for (int init = 0; init <= 2; ++init)
+    for (int local = 0; local <= 3; ++local) {
+      GenSpec s = small();
+      s.cfg.topk = 5;
+      s.cfg.init_blocks = init;
+      s.cfg.local_blocks = local;
+      s.max_prefix = 200;
+      add("init" + std::to_string(init) + "_local" + std::to_string(local), s);
+    }
+  // Init and local windows overlapping on non-trivial rows (local must win: 1e29), and more
+  // forced blocks than topk (any choice among the equal forced scores is valid).
+  {
+    GenSpec s = small();
+    s.requests = 3;
+    s.prefixes = {2 * 16 + 5, 3 * 16 - 1, 4 * 16 + 1};
+    s.cfg.topk = 2;
+    s.cfg.init_blocks = 2;
+    s.cfg.local_blocks = 3;
+    add("forced_overlap_topk2", s);
+    s.cfg.topk = 3;
+    s.cfg.init_blocks = 3;
+    s.cfg.local_blocks = 1;
+    s.cfg.score_type = ScoreType::lse;
+    add("forced_exceed_topk3", s);
+  }
+  // topk above nb (every row trivial: no score written), crossing (nb = topk, topk + 1 in
+  // one group), 1, and well below nb.
+  {
+    GenSpec s = small();
+    s.cfg.topk = 32;
+    add("topk_above_nb", s);
+    s = small();
+    s.requests = 3;
+    s.prefixes = {4 * 16 - 2, 4 * 16 - 1, 4 * 16};
+    add("topk_crossing", s);
+    s = small();
+    s.cfg.topk = 1;
+    s.cfg.init_blocks = 0;
+    s.cfg.local_blocks = 0;
+    add("topk1_noforce", s);
+    s = small();
+    s.cfg.topk = 9;
+    s.max_prefix = 600;
+    s.cfg.score_type = ScoreType::lse;
+    add("topk9_long", s);
+  }
+  // Slot tables and token slots.
+  {
+    GenSpec s = small();
+    s.requests = 4;
+    s.request_slots = {5, 2, 7, 1};
+    add("slots_explicit", s);
+    s = small();
+    s.request_slots = {0, 3};  // a real request on table row 0
+    add("slots_explicit_row0", s);
+    s = small();
+    s.permute_slots = false;
+    s.permute_tokens = false;
+    s.negative_aliases = false;
+    add("slots_identity", s);
+    s = small();
+    s.requests = 3;
+    s.negative_aliases = true;
+    s.permute_tokens = true;
+    s.permute_slots = true;
+    s.Hq = 4;
+    s.Hk = 2;
+    add("slots_permuted_aliases_hk2", s);
+    s = small();
+    s.padding_requests = 2;
+    add("padding", s);
+    s = small();  // bs 2: padding rows (L 2..5 on table row 0) have nb up to 3 > topk 2
+    s.cfg.block_size = 2;
+    s.cfg.topk = 2;
+    s.cfg.init_blocks = 0;
+    s.max_prefix = 40;
+    s.padding_requests = 2;
+    add("padding_nontrivial_bs2", s);
+    s = small();
+    s.requests = 3;
+    s.inactive_requests = 2;
+    add("inactive", s);
+    s = small();
+    s.padding_requests = 2;
+    s.inactive_requests = 1;
+    s.cfg.score_type = ScoreType::lse;
+    s.cfg.k_dtype = KDtype::e4m3fn;
+    add("padding_inactive_lse_e4m3fn", s);
+  }
+  // Exact (tie-free) values: ids must equal the oracle's.
+  {
+    GenSpec s = small();
+    s.values = Values::exact;
+    s.requests = 3;
+    add("exact_bf16", s, true);
+    s.cfg.k_dtype = KDtype::e4m3fn;
+    s.Hq = 4;
+    s.Hk = 1;
+    s.cfg.k_scale = 0.5;
+    add("exact_e4m3fn_gqa4", s, true);
+    s.cfg.k_dtype = KDtype::e5m2;
+    s.Hq = 4;
+    s.Hk = 2;
+    s.cfg.init_blocks = 2;
+    s.cfg.local_blocks = 2;
+    add("exact_e5m2_hk2_init2_local2", s, true);
+    s = small();
+    s.values = Values::exact;
+    s.cfg.k_dtype = KDtype::e4m3fnuz;
+    s.cfg.local_blocks = 0;
+    s.cfg.init_blocks = 0;
+    s.requests = 3;
+    s.prefixes = {7 * 16 - 2, 11 * 16 - 1, 13 * 16};
+    add("exact_e4m3fnuz_local0_straddle", s, true);
+    s.padding_requests = 1;
+    s.inactive_requests = 1;
+    s.cfg.k_dtype = KDtype::bf16;
+    s.draft_rows = 3;
+    add("exact_padding_inactive_p3", s, true);
+  }
+  // Near ties: block maxima a few ulps apart (tier 2 with tau).
+  for (KDtype t : {KDtype::bf16, KDtype::e4m3fn}) {
+    GenSpec s = small();
+    s.values = Values::near_tie;
+    s.cfg.k_dtype = t;
+    add(std::string("near_tie_") + std::string(to_string(t)), s);
+  }
+  // Odd head dim (not a multiple of the 16 dot lanes).
+  {
+    GenSpec s = small();
+    s.D = 40;
+    add("odd_dim40", s);
+  }
+  // M3 shapes: bs 128, top-16, init 0, local 1, D 128, 4 draft rows.
+  {
+    GenSpec s;
+    s.requests = 4;
+    s.draft_rows = 4;
+    s.prefixes = {128 * 40 - 2, 128 * 23 - 1, 7777, 128 * 60};
+    s.request_slots = {5, 2, 7, 1};
+    s.cfg.k_dtype = KDtype::e4m3fn;
+    add("m3_km_slots_e4m3fn", s);
+    s = GenSpec{};
+    s.requests = 3;
+    s.Hq = 4;
+    s.Hk = 4;
+    s.prefixes = {128 * 31 - 3, 4321, 128 * 17 - 2};
+    s.cfg.k_dtype = KDtype::e4m3fnuz;
+    s.cfg.k_scale = 0.75;
+    add("m3_hk4_e4m3fnuz", s);
+    s = GenSpec{};
+    s.requests = 2;
+    s.prefixes = {128 * 30 + 126};
+    s.padding_requests = 2;
+    s.cfg.init_blocks = 1;
+    s.cfg.local_blocks = 2;
+    s.cfg.score_type = ScoreType::lse;
+    add("m3_init1_local2_lse_padding", s);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::uint64_t seed_of(const std::string& name) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
+
+const std::vector<NamedCase>& kernel_cases() {
+  static const std::vector<NamedCase> cases = build();
+  return cases;
+}
+
+std::vector<NamedCase> kernel_cases_subset(int every) {
+  std::vector<NamedCase> out;
+  const auto& all = kernel_cases();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (every <= 1 || i % static_cast<std::size_t>(every) == 0) out.push_back(all[i]);
+  return out;
+}
+
+void PrintTo(const NamedCase& c, std::ostream* os) { *os << c.name << " (seed " << c.seed << ")"; }
+
+std::string case_param_name(const ::testing::TestParamInfo<NamedCase>& info) { return info.param.name; }
+
+std::string describe(const Case& c) {
+  std::ostringstream os;
+  os << "case R=" << c.R << " Hq=" << c.Hq << " Hk=" << c.Hk << " D=" << c.D << " S=" << c.S << " rows=" << c.rows
+     << " width=" << c.width << " NB=" << c.NB() << " bs=" << c.cfg.block_size << " topk=" << c.cfg.topk
+     << " init=" << c.cfg.init_blocks << " local=" << c.cfg.local_blocks << " score=" << to_string(c.cfg.score_type)
+     << " k_dtype=" << to_string(c.cfg.k_dtype) << " k_scale=" << c.cfg.k_scale << " q_scale=" << c.cfg.q_scale
+     << " pack=" << c.cfg.packed_queries << " seq_lens=[";
+  for (std::size_t r = 0; r < c.seq_lens.size(); ++r) os << (r ? "," : "") << c.seq_lens[r];
+  os << "] slot_ids=[";
+  for (std::size_t r = 0; r < c.slot_ids.size(); ++r) os << (r ? "," : "") << c.slot_ids[r];
+  os << "]";
+  return os.str();
+}
+
+JudgeOptions kernel_judge_options(bool exact_ids, std::uint32_t poison_bits) {
+  JudgeOptions o;
+  o.exact_ids = exact_ids;
+  o.check_scores = true;
+  o.check_poison = true;
+  o.poison_bits = poison_bits;
+  return o;
+}
+
+::testing::AssertionResult verdict_ok(const Verdict& v, const Case& c, const std::string& what) {
+  if (v.pass) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << v.summary() << "\n  " << describe(c);
+}
+
+::testing::AssertionResult matches_oracle(const Case& c, const Expected& e, const Observed& o, bool exact_ids,
+                                          const std::string& what, std::uint32_t poison_bits) {
+  return verdict_ok(judge(c, e, o, kernel_judge_options(exact_ids, poison_bits)), c, what);
+}
+
+::testing::AssertionResult bitwise_equal(const Observed& a, const Observed& b, const Case& c, const std::string& what) {
+  return verdict_ok(compare_bitwise(a, b), c, what);
+}
+
+}  // namespace ixo::test
