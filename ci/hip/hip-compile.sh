@@ -15,6 +15,10 @@ set -x
 "$HIPCC" -std=c++17 -O3 --offload-arch=gfx90a --offload-arch=gfx940 -Wall \
   -I"$root/kernels" -I"$root/kernels/common" \
   -c "$root/kernels/gpu/indexer_hip.hip" -o "$out/indexer_hip.o"
+# Context-parallel kernels (cp_kernels.cuh): every K format, e4m3fnuz included, on gfx940.
+"$HIPCC" -std=c++17 -O3 --offload-arch=gfx90a --offload-arch=gfx940 -Wall \
+  -I"$root/kernels" -I"$root/kernels/common" \
+  -c "$root/kernels/gpu/cp_hip.hip" -o "$out/cp_hip.o"
 set +x
-ls -l "$out/indexer_hip.o"
+ls -l "$out/indexer_hip.o" "$out/cp_hip.o"
 echo "HIP compile gate: OK (gfx90a, gfx940)"

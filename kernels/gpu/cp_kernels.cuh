@@ -1,0 +1,473 @@
+// Single-source CUDA/HIP kernels of the context-parallel (CP) indexer: shard score (per-row
+// and packed are one kernel; per-row is a pack of 1), shard candidates and the merge.
+// Included after gpu/indexer_kernels.cuh (whose tensor-core and block-state helpers it
+// reuses, so a block's fp32 score is computed exactly as the native score kernel does:
+// cuda-cp selects the same ids as cuda-rows bit for bit). Formulas: cp_common.hpp.
+// Design notes: docs/gpu-kernels.md (CP section).
+#pragma once
+#include <cstdint>
+
+#include "cp_common.hpp"
+#include "gpu/gpu_port.hpp"
+#include "indexer_common.hpp"
+
+namespace ixo::gpu::cpk {
+namespace cm = ixo::common;
+namespace cc = ixo::common::cp;
+using detail::BlockState;
+using detail::kScoreThreads;
+
+constexpr int kCandThreads = 128;
+constexpr int kMergeThreads = 256;
+constexpr int kMergeMax = cc::kMaxWorld * cc::kMaxTopk;
+
+struct CpScoreParams {
+  const std::uint16_t* qg;  // [WORLD, R, D]
+  const std::uint8_t* k;
+  const std::int32_t* r2t;
+  const std::int64_t* slot;
+  const std::int64_t* lens;
+  std::uint32_t* cells;  // [ranks, WORLD, R, LOCAL]
+  std::int64_t R, D, S, rows, width, NB, LOCAL;
+  int world, rank_base, bs, topk, init, local, lse, kcode, pack, chunks;
+  float mult;
+  int mutant;
+};
+
+struct CpCandParams {
+  const std::uint32_t* cells;
+  std::uint64_t* keys;  // [ranks, WORLD, R, topk]
+  std::int64_t R, LOCAL;
+  int world, rank_base, topk, mutant;
+};
+
+struct CpMergeParams {
+  const std::uint64_t* gathered;  // [WORLD (src), WORLD (head), R, topk]
+  std::int32_t* out;              // [heads, R, topk]
+  std::int64_t R;
+  int world, topk, head_base;
+};
+
+// Tile row facts kept in shared memory (plain data: no constructors in __shared__).
+struct CpRowS {
+  std::int64_t L, nb, row;
+  int head, used, active, writes;
+};
+__device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t g, int i) {
+  CpRowS m{0, 0, 0, 0, 0, 0, 0};
+  const cm::TileRow t = cc::tile(i, p.pack, p.world);
+  if (!t.used) return m;
+  m.used = 1;
+  m.row = cc::tile_row_index(g, p.pack, t);
+  m.head = t.head;
+  const cc::RowFacts f = cc::row_facts(p.slot[m.row], p.lens[m.row], p.S, p.rows, p.bs, p.topk);
+  m.L = f.L;
+  m.nb = f.nb;
+  m.active = f.active;
+  m.writes = f.writes;
+  return m;
+}
+__device__ __forceinline__ cc::RowFacts facts(const CpRowS& m) {
+  cc::RowFacts f;
+  f.L = m.L;
+  f.nb = m.nb;
+  f.active = m.active != 0;
+  f.writes = m.writes != 0;
+  return f;
+}
+
+// What every thread of a CTA knows: group plan, rank, cell range.
+struct CpCta {
+  cc::GroupPlan gp;
+  std::int64_t g, l0, l1;
+  int rank;
+  std::uint32_t* rank_cells;
+};
+__device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p) {
+  CpCta s;
+  s.g = blockIdx.x / p.chunks;
+  const int chunk = static_cast<int>(blockIdx.x % p.chunks);
+  s.rank = p.rank_base + static_cast<int>(blockIdx.y);
+  cc::chunk_cells(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);
+  s.gp = cc::group_plan(p.slot, p.lens, s.g, p.pack, p.S, p.rows, p.bs, p.topk, p.mutant);
+  s.rank_cells = p.cells + static_cast<std::int64_t>(blockIdx.y) * p.world * p.R * p.LOCAL;
+  return s;
+}
+
+// Every cell of the CTA's range that the scoring pass does not write (invalid: 0; valid
+// cells of trivial rows: ord(0)). Disjoint from the scored cells: no ordering needed.
+__device__ __forceinline__ void write_defaults(const CpScoreParams& p, const CpCta& s, const CpRowS* trs) {
+  const std::int64_t used = static_cast<std::int64_t>(p.pack) * p.world;
+  const std::int64_t n = s.l1 - s.l0;
+  for (std::int64_t idx = threadIdx.x; idx < used * n; idx += blockDim.x) {
+    const CpRowS& m = trs[idx / n];
+    const std::int64_t l = s.l0 + idx % n;
+    const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
+    const cc::RowFacts f = facts(m);
+    if (!cc::cell_scored(f, s.gp, b, p.NB, p.mutant))
+      s.rank_cells[cc::cell_index(m.head, m.row, l, p.R, p.LOCAL)] = cc::cell_default(f, s.gp, b, p.NB, p.mutant);
+  }
+}
+
+__device__ __forceinline__ void write_cell(const CpScoreParams& p, const CpCta& s, const CpRowS& m, std::int64_t l,
+                                           std::int64_t b, float score) {
+  if (!m.used) return;
+  const cc::RowFacts f = facts(m);
+  if (cc::cell_scored(f, s.gp, b, p.NB, p.mutant))
+    s.rank_cells[cc::cell_index(m.head, m.row, l, p.R, p.LOCAL)] =
+        cc::cell_value(score, f, s.gp, b, p.init, p.local, p.mutant);
+}
+
+#if defined(IXO_GPU_CUDA)
+// ---------------------------------------------------------------- tensor-core path (CUDA)
+// The native score kernel's structure (detail::score_mma_kernel) over shard cells: a warp
+// owns cells l0 + warp, +4, ... (global block scored_block(l)), walks a block in sub-tiles of
+// 32 tokens from its start with the same MMA k order, lane order and merge order, so every
+// row's block score has the native kernel's bits.
+template <int D, int KC>
+__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_score_mma_kernel(CpScoreParams p) {
+  constexpr bool kFp8 = KC != cm::kBf16;
+  constexpr int kEsz = kFp8 ? 1 : 2;
+  constexpr int kNL = D * kEsz / 64;
+  constexpr int kNS = detail::MmaCfg<D, KC>::kStages;
+  extern __shared__ uint4 kring[];
+  constexpr int kSteps = D / 16;
+  constexpr int kStepsPerLoad = kSteps / kNL;
+  static_assert(D % 64 == 0, "D must be a multiple of 64");
+
+  __shared__ std::uint16_t lut[256];
+  __shared__ CpRowS trs[cm::kTileRows];
+  if constexpr (kFp8) {
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = detail::fp8_bf16_bits(i, KC);
+  }
+  const CpCta s = cta_setup(p);
+  if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, s.g, threadIdx.x);
+  __syncthreads();
+  if (s.l0 >= s.l1) return;
+  write_defaults(p, s, trs);
+  if (s.gp.sid < 0 || s.gp.Lg <= 0) return;
+  const std::int64_t le = cc::local_end(s.gp.nbg, s.rank, p.world, p.LOCAL, p.mutant);
+  const std::int64_t lend = le < s.l1 ? le : s.l1;
+
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int grp = lane >> 2, tig = lane & 3;
+  if (s.l0 + warp >= lend) return;  // warp-uniform; no block-level barrier follows
+  const CpRowS m0 = trs[grp], m1 = trs[grp + 8];
+  const std::int64_t Lg = s.gp.Lg;
+
+  std::uint32_t qa[kSteps][4];
+  {
+    const std::uint32_t* q0 =
+        m0.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m0.head) * p.R + m0.row) * D) : nullptr;
+    const std::uint32_t* q1 =
+        m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D) : nullptr;
+#pragma unroll
+    for (int st = 0; st < kSteps; ++st) {
+      const int ld = st / kStepsPerLoad, sub = st % kStepsPerLoad;
+      const int pd = kFp8 ? ld * 64 + tig * 16 + sub * 4 : ld * 32 + tig * 8 + sub * 4;
+      qa[st][0] = q0 ? __ldg(q0 + pd / 2) : 0u;
+      qa[st][1] = q1 ? __ldg(q1 + pd / 2) : 0u;
+      qa[st][2] = q0 ? __ldg(q0 + pd / 2 + 1) : 0u;
+      qa[st][3] = q1 ? __ldg(q1 + pd / 2 + 1) : 0u;
+    }
+  }
+
+  const bool lse = p.lse != 0;
+  const int nsub = (p.bs + 31) / 32;
+  const std::int64_t ncell_w = (lend - s.l0 - warp + 3) / 4;
+  const std::int64_t total = ncell_w * nsub;
+  const std::int32_t* r2t_row = p.r2t + s.gp.sid * p.width;
+  const std::int64_t row_bytes = static_cast<std::int64_t>(D) * kEsz;  // Hk == 1
+  const std::uint8_t* kbase = p.k + tig * 16;
+
+  auto cell_of = [&](std::int64_t it) -> std::int64_t { return s.l0 + warp + 4 * (it / nsub); };
+  auto tile_start = [&](std::int64_t it, int* off0) -> std::int64_t {
+    const std::int64_t b = cc::scored_block(cell_of(it), s.rank, p.world, p.LOCAL, p.mutant);
+    *off0 = static_cast<int>(it % nsub) * 32;
+    return b * p.bs + *off0;
+  };
+  auto load_slot = [&](std::int64_t it) -> std::int64_t {
+    if (it >= total) return -1;
+    int off0;
+    const std::int64_t t = tile_start(it, &off0) + lane;
+    if (off0 + lane >= p.bs || t >= Lg) return -1;
+    return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S);
+  };
+  uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * 4 * kNL * 32;
+  auto issue = [&](std::int64_t it, std::int64_t my_slot) {
+    uint4* st = ring + static_cast<std::size_t>(it % kNS) * 4 * kNL * 32;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const std::int64_t sl = __shfl_sync(0xffffffffu, my_slot, j * 8 + grp);
+#pragma unroll
+      for (int l = 0; l < kNL; ++l)
+        detail::cp_async16(st + (j * kNL + l) * 32 + lane, sl >= 0 ? kbase + sl * row_bytes + l * 64 : kbase,
+                           sl >= 0 ? 16 : 0);
+    }
+  };
+
+#pragma unroll
+  for (int i = 0; i < kNS - 1; ++i) {
+    if (i < total) issue(i, load_slot(i));
+    detail::cp_async_commit();
+  }
+  std::int64_t slot_next = load_slot(kNS - 1);
+  uint4 kc[4][kNL];
+  BlockState st0, st1;
+  detail::state_reset(st0);
+  detail::state_reset(st1);
+
+  for (std::int64_t it = 0; it < total; ++it) {
+    detail::cp_async_wait<kNS - 2>();
+    {
+      const uint4* st = ring + static_cast<std::size_t>(it % kNS) * 4 * kNL * 32;
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int l = 0; l < kNL; ++l) kc[j][l] = st[(j * kNL + l) * 32 + lane];
+    }
+    if (it + kNS - 1 < total) issue(it + kNS - 1, slot_next);
+    detail::cp_async_commit();
+    slot_next = load_slot(it + kNS);
+
+    int off0;
+    const std::int64_t t0 = tile_start(it, &off0);
+    float v0[8], v1[8];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int l = 0; l < kNL; ++l) {
+        const std::uint32_t w[4] = {kc[j][l].x, kc[j][l].y, kc[j][l].z, kc[j][l].w};
+#pragma unroll
+        for (int sub = 0; sub < kStepsPerLoad; ++sub) {
+          std::uint32_t bb0, bb1;
+          if constexpr (kFp8) {
+            bb0 = detail::fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, lut);
+            bb1 = detail::fp8x2_to_bf16x2<KC>(w[sub] >> 16, lut);
+          } else {
+            bb0 = w[2 * sub];
+            bb1 = w[2 * sub + 1];
+          }
+          detail::mma_bf16(acc, qa[l * kStepsPerLoad + sub], bb0, bb1);
+        }
+      }
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int off = off0 + j * 8 + tig * 2 + e;
+        const std::int64_t t = t0 + j * 8 + tig * 2 + e;
+        const bool vis = off < p.bs && t < Lg;  // loaded token of this block
+        v0[j * 2 + e] = (vis && t < m0.L) ? acc[e] * p.mult : -INFINITY;
+        v1[j * 2 + e] = (vis && t < m1.L) ? acc[2 + e] * p.mult : -INFINITY;
+      }
+    }
+    detail::state_add(st0, v0, lse);
+    detail::state_add(st1, v1, lse);
+
+    if (off0 + 32 >= p.bs) {  // last sub-tile of the block: merge the 4 lanes of a row
+#pragma unroll
+      for (int x = 1; x <= 2; x <<= 1) {
+        BlockState o0{__shfl_xor_sync(0xffffffffu, st0.m, x), __shfl_xor_sync(0xffffffffu, st0.s, x)};
+        BlockState o1{__shfl_xor_sync(0xffffffffu, st1.m, x), __shfl_xor_sync(0xffffffffu, st1.s, x)};
+        if (tig & x) {
+          BlockState a0 = o0, a1 = o1;
+          detail::state_merge(a0, st0, lse);
+          detail::state_merge(a1, st1, lse);
+          st0 = a0;
+          st1 = a1;
+        } else {
+          detail::state_merge(st0, o0, lse);
+          detail::state_merge(st1, o1, lse);
+        }
+      }
+      if (tig == 0) {
+        const std::int64_t b = (t0 - off0) / p.bs;
+        const std::int64_t l = cell_of(it);
+        write_cell(p, s, m0, l, b, detail::state_score(st0, lse));
+        write_cell(p, s, m1, l, b, detail::state_score(st1, lse));
+      }
+      detail::state_reset(st0);
+      detail::state_reset(st1);
+    }
+  }
+  detail::cp_async_wait<0>();
+}
+#endif  // IXO_GPU_CUDA
+
+// ---------------------------------------------------------------- portable scalar path
+// HIP, and CUDA head dims other than 64 / 128: the native scalar kernel's arithmetic
+// (fmaf dots in head-dim order, one thread per row reducing in token order) over shard cells.
+template <int KC>
+__global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreParams p) {
+  __shared__ float qs[cm::kTileRows][detail::kScalarMaxD];
+  __shared__ float lg[cm::kTileRows][kScoreThreads];
+  __shared__ BlockState st[cm::kTileRows];
+  __shared__ CpRowS trs[cm::kTileRows];
+  const int tid = threadIdx.x;
+  const CpCta s = cta_setup(p);
+  if (tid < cm::kTileRows) trs[tid] = load_row(p, s.g, tid);
+  __syncthreads();
+  if (s.l0 >= s.l1) return;  // block-uniform
+  write_defaults(p, s, trs);
+  if (s.gp.sid < 0 || s.gp.Lg <= 0) return;  // block-uniform
+  const int used = p.pack * p.world;
+  const int D = static_cast<int>(p.D);
+  const std::int64_t Lg = s.gp.Lg;
+  for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
+    const int row = i / D, d = i % D;
+    const CpRowS& m = trs[row];
+    qs[row][d] = m.used ? cm::bf16_to_float(p.qg[(static_cast<std::int64_t>(m.head) * p.R + m.row) * D + d]) : 0.0f;
+  }
+  __syncthreads();
+  const bool lse = p.lse != 0;
+  const int esz = KC == cm::kBf16 ? 2 : 1;
+  const std::int64_t le = cc::local_end(s.gp.nbg, s.rank, p.world, p.LOCAL, p.mutant);
+  const std::int64_t lend = le < s.l1 ? le : s.l1;
+  for (std::int64_t l = s.l0; l < lend; ++l) {
+    const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
+    if (tid < cm::kTileRows) detail::state_reset(st[tid]);
+    for (int off0 = 0; off0 < p.bs; off0 += blockDim.x) {
+      const int off = off0 + tid;
+      const std::int64_t t = b * p.bs + off;
+      float dots[cm::kTileRows];
+      for (int i = 0; i < cm::kTileRows; ++i) dots[i] = 0.0f;
+      if (off < p.bs && t < Lg) {
+        const std::int64_t sl = cm::wrap_slot(p.r2t[s.gp.sid * p.width + t], p.S);
+        const std::uint8_t* kr = p.k + sl * p.D * esz;
+        for (int d = 0; d < D; ++d) {
+          float kv;
+          if (KC == cm::kBf16) {
+            kv = cm::bf16_to_float(static_cast<std::uint16_t>(kr[2 * d] | (kr[2 * d + 1] << 8)));
+          } else {
+            kv = cm::fp8_to_float(kr[d], KC);
+          }
+          for (int i = 0; i < cm::kTileRows; ++i) dots[i] = fmaf(qs[i][d], kv, dots[i]);
+        }
+      }
+      for (int i = 0; i < cm::kTileRows; ++i) lg[i][tid] = dots[i] * p.mult;
+      __syncthreads();
+      if (tid < used) {
+        const int n = p.bs - off0 < static_cast<int>(blockDim.x) ? p.bs - off0 : static_cast<int>(blockDim.x);
+        for (int e = 0; e < n; ++e) {
+          const std::int64_t te = b * p.bs + off0 + e;
+          float v[1] = {(te < trs[tid].L && te < Lg) ? lg[tid][e] : -INFINITY};
+          detail::state_add(st[tid], v, lse);
+        }
+      }
+      __syncthreads();
+    }
+    if (tid < used) write_cell(p, s, trs[tid], l, b, detail::state_score(st[tid], lse));
+  }
+}
+
+// ---------------------------------------------------------------- shard candidates
+// One CTA per (head, row) of a rank: the top `kc` cells by (ord desc, cell asc) -- the key
+// order, since a shard's block ids grow with the cell -- via a 4-pass radix select on ord,
+// ties at the threshold to the lowest cells; keys written in cell order, the rest 0.
+template <int NT>
+__global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
+  __shared__ std::uint32_t hist[256];
+  __shared__ std::uint64_t scan[IXO_WARP_SIZE];
+  __shared__ std::uint32_t sel_digit, sel_need;
+  const int tid = threadIdx.x;
+  const int y = static_cast<int>(blockIdx.y);
+  const int rank = p.rank_base + y;
+  const std::int64_t hr = blockIdx.x;
+  const std::uint32_t* c = p.cells + (static_cast<std::int64_t>(y) * p.world * p.R + hr) * p.LOCAL;
+  std::uint64_t* out = p.keys + (static_cast<std::int64_t>(y) * p.world * p.R + hr) * p.topk;
+  const int kc = cc::shard_candidates(p.topk, p.world, p.mutant);
+  const std::int64_t n = p.LOCAL;
+  if (n <= kc) {
+    for (int k = tid; k < p.topk; k += NT) out[k] = k < n ? cc::cand_key(c[k], cc::shard_block(k, rank, p.world)) : 0;
+    return;
+  }
+  for (int k = kc + tid; k < p.topk; k += NT) out[k] = 0;
+  std::uint32_t prefix = 0, mask = 0, need = static_cast<std::uint32_t>(kc);
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    for (int i = tid; i < 256; i += NT) hist[i] = 0;
+    __syncthreads();
+    for (std::int64_t j = tid; j < n; j += NT) {
+      const std::uint32_t u = c[j];
+      if ((u & mask) == prefix) atomicAdd(&hist[(u >> shift) & 0xFFu], 1u);
+    }
+    __syncthreads();
+    if (tid == 0) {
+      std::uint32_t above = 0;
+      for (int d = 255; d >= 0; --d) {
+        if (above + hist[d] >= need) {
+          sel_digit = static_cast<std::uint32_t>(d);
+          sel_need = need - above;
+          break;
+        }
+        above += hist[d];
+      }
+    }
+    __syncthreads();
+    prefix |= sel_digit << shift;
+    mask |= 0xFFu << shift;
+    need = sel_need;
+    __syncthreads();
+  }
+  const std::int64_t per = (n + NT - 1) / NT;
+  const std::int64_t lo = tid * per < n ? tid * per : n;
+  const std::int64_t hi = lo + per < n ? lo + per : n;
+  std::uint32_t gt = 0, eq = 0;
+  for (std::int64_t j = lo; j < hi; ++j) {
+    gt += c[j] > prefix;
+    eq += c[j] == prefix;
+  }
+  const std::uint64_t ex = detail::block_exclusive_scan<NT>((static_cast<std::uint64_t>(gt) << 32) | eq, scan);
+  std::uint32_t gt_before = static_cast<std::uint32_t>(ex >> 32), eq_before = static_cast<std::uint32_t>(ex & 0xFFFFFFFFu);
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::uint32_t u = c[j];
+    if (u > prefix) {
+      out[gt_before + (eq_before < need ? eq_before : need)] = cc::cand_key(u, cc::shard_block(j, rank, p.world));
+      ++gt_before;
+    } else if (u == prefix) {
+      if (eq_before < need) out[gt_before + eq_before] = cc::cand_key(u, cc::shard_block(j, rank, p.world));
+      ++eq_before;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- merge
+// One CTA per (head, row): the top `topk` nonzero keys of the WORLD x topk gathered
+// candidates (keys are distinct: every block lies in one shard), ids ascending, -1 padded.
+template <int NT>
+__global__ void __launch_bounds__(NT) cp_merge_kernel(CpMergeParams p) {
+  __shared__ std::uint64_t ks[kMergeMax];
+  __shared__ std::uint8_t sel[kMergeMax];
+  __shared__ int count;
+  const int tid = threadIdx.x;
+  const std::int64_t hr = blockIdx.x;
+  const int head = p.head_base + static_cast<int>(hr / p.R);
+  const std::int64_t r = hr % p.R;
+  const int n = p.world * p.topk;
+  if (tid == 0) count = 0;
+  for (int i = tid; i < n; i += NT) ks[i] = p.gathered[cc::cand_index(i / p.topk, head, r, i % p.topk, p.world, p.R, p.topk)];
+  __syncthreads();
+  for (int i = tid; i < n; i += NT) {
+    const std::uint64_t key = ks[i];
+    bool take = false;
+    if (key != 0) {
+      int above = 0;
+      for (int m = 0; m < n; ++m) above += ks[m] > key;
+      take = above < p.topk;
+    }
+    sel[i] = take ? 1 : 0;
+    if (take) atomicAdd(&count, 1);
+  }
+  __syncthreads();
+  std::int32_t* out = p.out + hr * p.topk;
+  for (int i = tid; i < n; i += NT) {
+    if (!sel[i]) continue;
+    const std::int32_t id = cc::key_block(ks[i]);
+    int pos = 0;
+    for (int m = 0; m < n; ++m) pos += sel[m] && cc::key_block(ks[m]) < id;
+    out[pos] = id;
+  }
+  for (int i = tid; i < p.topk; i += NT)
+    if (i >= count) out[i] = -1;
+}
+
+}  // namespace ixo::gpu::cpk

@@ -1,0 +1,158 @@
+// cuda-cp on one GPU (every rank simulated). Labels cp;cuda; skipped without a device.
+//  * ids == cuda-rows ids bit for bit (same per-row arithmetic, same total order);
+//  * packed CP == per-row CP bit for bit; vs the oracle (tiers 1-2, 3 on exact cases);
+//  * vs cpu-cp: bit for bit on exact cases, elsewhere wherever the oracle's k-th margin is
+//    clear (the tensor-core dot order differs from the twin's);
+//  * the ROCm PR batch (bf16, e4m3fnuz), WORLD 1/2/4/8/16, winners in one shard, chunk
+//    plans, and the CP mutants killed on the GPU too.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "cp_cases.hpp"
+#include "cp_common.hpp"
+#include "cpu/cp_twin.hpp"
+#include "gpu/cp_backends.hpp"
+#include "gpu/cuda_backends.hpp"
+#include "ixo_test/support.hpp"
+
+namespace {
+
+using ixo::Case;
+using ixo::Expected;
+using ixo::Observed;
+using ixo::RunOptions;
+using ixo::test::NamedCase;
+namespace cc = ixo::common::cp;
+namespace ct = ixo::cptest;
+
+#define IXO_REQUIRE_CUDA_CP()                                                  \
+  do {                                                                         \
+    std::string why_;                                                          \
+    if (!ixo::make_cuda_cp_backend()->available(&why_)) GTEST_SKIP() << why_;  \
+  } while (0)
+
+bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r) {
+  const std::int64_t nb = e.nb[r];
+  if (nb <= e.topk) return true;
+  std::vector<std::int64_t> ids(nb);
+  for (std::int64_t b = 0; b < nb; ++b) ids[b] = b;
+  std::sort(ids.begin(), ids.end(), [&](std::int64_t a, std::int64_t b) {
+    const double sa = e.score[e.at(h, r, a)], sb = e.score[e.at(h, r, b)];
+    return sa != sb ? sa > sb : a < b;
+  });
+  const double k = e.score[e.at(h, r, ids[e.topk - 1])], k1 = e.score[e.at(h, r, ids[e.topk])];
+  const double tk = e.tau[e.at(h, r, ids[e.topk - 1])], tk1 = e.tau[e.at(h, r, ids[e.topk])];
+  if (!std::isfinite(k) || !std::isfinite(k1)) return false;
+  return (k - k1) > 2.0 * (tk + tk1) && k != k1;
+}
+
+void check_gpu(const Case& c, bool exact, const std::string& what) {
+  const Expected e = ixo::oracle(c);
+  const Observed cp = ixo::make_cuda_cp_backend(true)->run(c);
+  const Observed cp_rows = ixo::make_cuda_cp_backend(false)->run(c);
+  const Observed native = ct::ids_only(ixo::make_cuda_rows_backend()->run(c));
+  EXPECT_TRUE(ixo::test::matches_oracle(c, e, cp, exact, "cuda-cp " + what));
+  EXPECT_TRUE(ixo::test::bitwise_equal(native, cp, c, "cuda-rows vs cuda-cp ids " + what));
+  EXPECT_TRUE(ixo::test::bitwise_equal(cp_rows, cp, c, "cuda-cp per-row vs packed " + what));
+  EXPECT_TRUE(ixo::test::bitwise_equal(cp, ixo::make_cuda_cp_backend(true)->run(c), c, "cuda-cp rerun " + what));
+  const Observed twin = ixo::make_cpu_cp_backend()->run(c);
+  if (exact) {
+    EXPECT_TRUE(ixo::test::bitwise_equal(twin, cp, c, "cpu-cp vs cuda-cp " + what));
+    return;
+  }
+  std::int64_t differ = 0;
+  for (std::int64_t h = 0; h < c.Hq; ++h)
+    for (std::int64_t r = 0; r < c.R; ++r) {
+      if (!clear_margin(e, h, r)) continue;
+      for (std::int64_t i = 0; i < c.cfg.topk; ++i) {
+        const std::int64_t at = (h * c.R + r) * c.cfg.topk + i;
+        if (cp.topk_idx[at] != twin.topk_idx[at]) {
+          ++differ;
+          break;
+        }
+      }
+    }
+  EXPECT_EQ(differ, 0) << "cuda-cp vs cpu-cp ids differ on clear-margin rows: " << what;
+}
+
+class CudaCpMatrix : public ::testing::TestWithParam<NamedCase> {};
+
+TEST_P(CudaCpMatrix, NativeOracleTwin) {
+  IXO_REQUIRE_CUDA_CP();
+  const Case c = GetParam().make();
+  std::string why;
+  if (!ixo::make_cuda_cp_backend()->supports(c, &why)) GTEST_SKIP() << "unsupported by CP: " << why;
+  check_gpu(c, GetParam().exact_ids, GetParam().name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaCpMatrix, ::testing::ValuesIn(ixo::test::kernel_cases()),
+                         ixo::test::case_param_name);
+
+TEST(CudaCp, RocmPrVerifyBatch) {
+  IXO_REQUIRE_CUDA_CP();
+  for (ixo::KDtype k : {ixo::KDtype::bf16, ixo::KDtype::e4m3fnuz, ixo::KDtype::e4m3fn})
+    check_gpu(ixo::generate(ct::rocm_pr_spec(k), 41488), false, std::string("rocm pr ") + std::string(ixo::to_string(k)));
+}
+
+TEST(CudaCp, WorldSizes) {
+  IXO_REQUIRE_CUDA_CP();
+  for (int world : {1, 2, 4, 8, 16})
+    for (int p : {1, 4}) {
+      auto spec = ct::world_spec(world, p);
+      check_gpu(ixo::generate(spec, 300 + world * 10 + p), false, "world " + std::to_string(world));
+      spec.values = ixo::Values::exact;
+      check_gpu(ixo::generate(spec, 5 + world), true, "exact world " + std::to_string(world));
+      spec = ct::world_spec(world, p);
+      spec.D = 40;  // scalar path
+      check_gpu(ixo::generate(spec, 17 + world), false, "D 40 world " + std::to_string(world));
+    }
+}
+
+TEST(CudaCp, WinnersInOneShardAndPadding) {
+  IXO_REQUIRE_CUDA_CP();
+  for (int world : {2, 4})
+    for (int shard = 0; shard < world; ++shard)
+      check_gpu(ct::winners_in_one_shard(world, shard, 255 * 128 + 126, 2), true, "winners in one shard");
+  auto m = ct::rocm_pr_spec(ixo::KDtype::e4m3fnuz);
+  m.requests = 2;
+  m.prefixes = {128 * 30 + 126, 128 * 9 - 1};
+  m.padding_requests = 2;
+  m.inactive_requests = 1;
+  check_gpu(ixo::generate(m, 4), false, "M3 padding + inactive");
+}
+
+TEST(CudaCp, ChunkPlanIndependent) {
+  IXO_REQUIRE_CUDA_CP();
+  const Case c = ixo::generate(ct::rocm_pr_spec(ixo::KDtype::bf16), 9);
+  auto be = ixo::make_cuda_cp_backend();
+  const Observed base = be->run(c);
+  for (int chunks : {1, 3, 64, 100}) {
+    RunOptions o;
+    o.force_num_chunks = chunks;
+    EXPECT_TRUE(ixo::test::bitwise_equal(base, be->run(c, o), c, "chunks " + std::to_string(chunks)));
+  }
+}
+
+TEST(CudaCp, MutantsKilled) {
+  IXO_REQUIRE_CUDA_CP();
+  if (!IXO_MUTANT(cc::kMutCpContiguousShards, cc::kMutCpContiguousShards)) GTEST_SKIP() << "mutants not compiled";
+  std::vector<Case> cases = {ixo::generate(ct::rocm_pr_spec(ixo::KDtype::bf16), 41488),
+                             ct::winners_in_one_shard(4, 1, 255 * 128 + 126, 1)};
+  auto be = ixo::make_cuda_cp_backend();
+  std::vector<Observed> base;
+  for (const auto& c : cases) base.push_back(be->run(c));
+  for (int id = cc::kMutCpContiguousShards; id <= cc::kMutCpKByGroupIndex; ++id) {
+    RunOptions o;
+    o.mutant = id;
+    std::int64_t n = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) n += ct::differing_rows(base[i], be->run(cases[i], o));
+    EXPECT_GT(n, 0) << "mutant " << id << " survived on the GPU";
+  }
+}
+
+}  // namespace
