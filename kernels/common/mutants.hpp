@@ -63,7 +63,20 @@
   X(25, packed_kv_head_of_tile_row, "packed", "packed tile row i reads K head i / (pack*Hq/Hk) (SGLang's packing, right only for Hk = 1)", \
     "packed rows with Hk > 1", "fixture:gqa-8-2")                                                                     \
   X(26, stray_column_write, "common", "the scorer also writes column nb of each row (one past its blocks)",             \
-    "rows shorter than the table width", "fixture:hq4")
+    "rows shorter than the table width", "fixture:hq4")                                                              \
+  /* CP mutants (kernels/common/cp_common.hpp, cpu-cp / cuda-cp); tests/cp kills each one too. */                     \
+  X(601, cp_contiguous_shards, "cp", "CP shard = contiguous block range r*LOCAL+l scored, labelled with the strided ids l*WORLD+r", \
+    "WORLD >= 2, any non-trivial row", "fixture:exact-tie-free")                                                          \
+  X(602, cp_topk_over_world, "cp", "CP keeps topk / WORLD candidates per shard instead of topk",                       \
+    "WORLD >= 2, winners concentrated in one shard (long contexts)", "fixture:exact-tie-free")                    \
+  X(603, cp_group_nb_for_rows, "cp", "CP packed: the group's block count used for each row's validity and forcing",   \
+    "rows straddling a block boundary in one pack (lengths 32767..32770)", "fixture:boundary-32767")                  \
+  X(604, cp_group_shortest, "cp", "CP packed: group sized by its shortest row (longer rows' last block never scored or forced)", \
+    "rows straddling a block boundary in one pack", "fixture:boundary-32767")                                         \
+  X(605, cp_forced_local_dropped, "cp", "CP: the forced local window dropped (init forcing kept)",                    \
+    "any row with nb > topk whose own last block scores low", "fixture:boundary-32767")                               \
+  X(606, cp_k_by_group_index, "cp", "CP: K addressed by the group (row) index instead of through the slot table",     \
+    "slot ids that never equal the row or group index", "fixture:boundary-32767")
 
 namespace ixo::mutants {
 
