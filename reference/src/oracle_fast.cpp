@@ -43,6 +43,18 @@ double lane_dot(const double* a, const double* b, std::int64_t Dp) {
   return detail::lane_sum(acc.data());
 }
 
+// N lane-ordered dots against the same key, accumulated together.
+template <int N>
+void lane_dots(const double* const* a, const double* b, std::int64_t Dp, double* out) {
+  Lanes acc[N];
+  for (int j = 0; j < N; ++j) acc[j].setZero();
+  for (std::int64_t i = 0; i < Dp; i += detail::kLanes) {
+    const auto kv = Lanes::Map(b + i);
+    for (int j = 0; j < N; ++j) acc[j] += Lanes::Map(a[j] + i) * kv;
+  }
+  for (int j = 0; j < N; ++j) out[j] = detail::lane_sum(acc[j].data());
+}
+
 const std::uint8_t* k_row(const Case& c, std::int64_t sid, std::int64_t kvh, std::int64_t t) {
   std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t)];
   if (slot < 0) slot += c.S;
@@ -109,6 +121,8 @@ Expected oracle(const Case& c) {
     std::vector<double> kd(static_cast<std::size_t>(Dp), 0.0);
     std::vector<double> logits, taus;  // [participant][token in block]
     std::vector<std::int64_t> part;    // participants: row * Hq + head
+    std::vector<const double*> qptr;  // per participant, then the key itself (its norm)
+    std::vector<double> dots;
 #pragma omp for schedule(dynamic, 8)
     for (std::int64_t it = 0; it < static_cast<std::int64_t>(items.size()); ++it) {
       const Item& item = items[static_cast<std::size_t>(it)];
@@ -125,16 +139,30 @@ Expected oracle(const Case& c) {
       const std::size_t P = part.size(), T = static_cast<std::size_t>(t_end - t0);
       logits.resize(P * T);
       taus.resize(P * T);
+      qptr.resize(P + 1);
+      dots.resize(P + 1);
       for (std::int64_t t = t0; t < t_end; ++t) {
         if (t + kPrefetchTokens < t_end) {
           const std::uint8_t* ahead = k_row(c, q.sid, kvh, t + kPrefetchTokens);
           for (std::size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
         }
         decode_row(c, k_row(c, q.sid, kvh, t), table, kd.data());
-        const double knorm = std::sqrt(lane_dot(kd.data(), kd.data(), Dp));
+        // All dots of this token (the key's own norm is the last one), four chains at a
+        // time in registers so they overlap; each keeps the oracle's lane order.
+        for (std::size_t p = 0; p < P; ++p) qptr[p] = &qd[static_cast<std::size_t>(part[p] * Dp)];
+        qptr[P] = kd.data();
+        for (std::size_t p = 0; p <= P; p += 4) {
+          switch (std::min<std::size_t>(4, P + 1 - p)) {
+            case 1: lane_dots<1>(&qptr[p], kd.data(), Dp, &dots[p]); break;
+            case 2: lane_dots<2>(&qptr[p], kd.data(), Dp, &dots[p]); break;
+            case 3: lane_dots<3>(&qptr[p], kd.data(), Dp, &dots[p]); break;
+            default: lane_dots<4>(&qptr[p], kd.data(), Dp, &dots[p]); break;
+          }
+        }
+        const double knorm = std::sqrt(dots[P]);
         for (std::size_t p = 0; p < P; ++p) {
           const std::size_t o = p * T + static_cast<std::size_t>(t - t0);
-          logits[o] = lane_dot(&qd[static_cast<std::size_t>(part[p] * Dp)], kd.data(), Dp) * scale;
+          logits[o] = dots[p] * scale;
           taus[o] = detail::logit_tau(qnorm[static_cast<std::size_t>(part[p])] * knorm, abs_scale, c.D);
         }
       }
