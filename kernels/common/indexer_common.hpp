@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "mutants.hpp"
+
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define IXO_HD __host__ __device__ __forceinline__
 #else
@@ -12,11 +14,16 @@
 #endif
 
 // Mutant schemata (issue 5): IXO_MUTANT(sel, id) is true when mutant `id` is selected in
-// a test build, and the constant false (compiled away) in release builds.
+// a test build, and the constant false (compiled away) in release builds. The ids are the
+// catalogue's (mutants.hpp); a function with a trailing `int mutant = 0` parameter carries
+// the switches of the shared formula it holds, and every call site that omits it (the
+// oracle never includes this file; the CP path passes its own ids) runs the true formula.
 #if defined(IXO_ENABLE_MUTANTS)
 #define IXO_MUTANT(sel, id) ((sel) == (id))
 #else
-#define IXO_MUTANT(sel, id) false
+// The selector is still evaluated as void (no unused-parameter warnings in release code);
+// the value is the constant false, so every mutant branch is dead code.
+#define IXO_MUTANT(sel, id) ((void)(sel), false)
 #endif
 
 namespace ixo::common {
@@ -34,13 +41,24 @@ IXO_HD std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1
 IXO_HD std::int64_t num_blocks(std::int64_t L, int bs) { return L <= 0 ? 0 : ceil_div(L, bs); }
 
 // A token slot from req_to_token in [-S, S) -> a k_cache row in [0, S).
-IXO_HD std::int64_t wrap_slot(std::int64_t s, std::int64_t S) { return s < 0 ? s + S : s; }
+IXO_HD std::int64_t wrap_slot(std::int64_t s, std::int64_t S, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::negative_alias_clamped)) return s < 0 ? 0 : s;
+  return s < 0 ? s + S : s;
+}
 
 // Table row a query row reads, or -1 when the row is inactive (slot outside the table
 // after the negative alias, or length 0): an inactive row reads no K and selects nothing.
-IXO_HD std::int64_t table_row(std::int64_t slot, std::int64_t S, std::int64_t rows, std::int64_t L) {
+IXO_HD std::int64_t table_row(std::int64_t slot, std::int64_t S, std::int64_t rows, std::int64_t L, int mutant = 0) {
   const std::int64_t sid = slot < 0 ? slot + S : slot;
+  if (IXO_MUTANT(mutant, mutants::inactive_row_reads_k) && L > 0 && rows > 0) return (sid % rows + rows) % rows;
   return (L > 0 && sid >= 0 && sid < rows) ? sid : -1;
+}
+
+// Table row whose tokens the K loads of a row (or group) go through: the row's table row
+// `sid`; `row_index` is the query row (or first row of the group) launching the loads.
+IXO_HD std::int64_t k_table_row(std::int64_t sid, std::int64_t row_index, std::int64_t rows, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::k_by_row_index)) return row_index % rows;
+  return sid;
 }
 
 // Rows with nb <= topk select 0..nb-1 without reading scores; the scorers skip them.
@@ -57,8 +75,13 @@ IXO_HD TileRow tile_row(int i, int pack, int hq) { return TileRow{i / hq, i % hq
 IXO_HD bool pack_fits(int pack, int hq) { return pack >= 1 && pack * hq <= kTileRows; }
 
 // Length the group loads K for: the longest row of the group (not the last, not the first).
-IXO_HD std::int64_t group_length(const std::int64_t* lens, std::int64_t first_row, int pack) {
+IXO_HD std::int64_t group_length(const std::int64_t* lens, std::int64_t first_row, int pack, int mutant = 0) {
   std::int64_t m = 0;
+  if (IXO_MUTANT(mutant, mutants::group_sized_by_shortest)) {
+    m = lens[first_row];
+    for (int p = 1; p < pack; ++p) m = lens[first_row + p] < m ? lens[first_row + p] : m;
+    return m;
+  }
   for (int p = 0; p < pack; ++p) m = lens[first_row + p] > m ? lens[first_row + p] : m;
   return m;
 }
@@ -77,10 +100,11 @@ IXO_HD int num_kv_chunks(std::int64_t batch, std::int64_t hk) {
 }
 
 // Blocks [*b0, *b1) owned by chunk c of `chunks` for a row (or group) with nb blocks.
-IXO_HD void chunk_blocks(std::int64_t nb, int chunks, int c, std::int64_t* b0, std::int64_t* b1) {
+IXO_HD void chunk_blocks(std::int64_t nb, int chunks, int c, std::int64_t* b0, std::int64_t* b1, int mutant = 0) {
   const std::int64_t cs = ceil_div(nb, chunks);
   std::int64_t s = static_cast<std::int64_t>(c) * cs;
   std::int64_t e = s + cs;
+  if (IXO_MUTANT(mutant, mutants::chunk_last_block_dropped)) e = s + cs - 1;
   if (s > nb) s = nb;
   if (e > nb) e = nb;
   *b0 = s;
@@ -89,17 +113,20 @@ IXO_HD void chunk_blocks(std::int64_t nb, int chunks, int c, std::int64_t* b0, s
 
 // Forcing of block b of a row with nb blocks: the local window [nb-local, nb) gets 1e29
 // and wins over init; else b < init gets 1e30; else the score stays.
-IXO_HD float forced_score(float score, std::int64_t b, std::int64_t nb, int init_blocks, int local_blocks) {
+IXO_HD float forced_score(float score, std::int64_t b, std::int64_t nb, int init_blocks, int local_blocks, int mutant = 0) {
   std::int64_t local_start = nb - local_blocks;
+  if (IXO_MUTANT(mutant, mutants::local_window_off_by_one)) local_start = nb - local_blocks - 1;
   if (local_start < 0) local_start = 0;
+  if (IXO_MUTANT(mutant, mutants::init_over_local) && b < init_blocks) return kInitForce;
   if (b >= local_start && b < nb) return kLocalForce;
   if (b < init_blocks) return kInitForce;
   return score;
 }
 
 // Logit multiplier in SGLang's fp32 order: ((sm_scale*q_scale) * log2e) * k_scale.
-IXO_HD float logit_multiplier(float sm_times_q_scale, float k_scale) {
+IXO_HD float logit_multiplier(float sm_times_q_scale, float k_scale, int mutant = 0) {
   const float b = sm_times_q_scale * kLog2e;
+  if (IXO_MUTANT(mutant, mutants::k_scale_ignored)) return b;
   return b * k_scale;
 }
 
@@ -110,7 +137,9 @@ IXO_HD float bf16_to_float(std::uint16_t bits) {
   __builtin_memcpy(&f, &u, 4);
   return f;
 }
-IXO_HD float fp8_to_float(std::uint8_t c, int code) {
+IXO_HD float fp8_to_float(std::uint8_t c, int code, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::fp8_cast_dropped)) return static_cast<float>(c);
+  if (IXO_MUTANT(mutant, mutants::fnuz_as_fn) && code == kE4m3fnuz) code = kE4m3fn;
   const float sign = (c & 0x80) ? -1.0f : 1.0f;
   if (code == kE5m2) {
     const int e = (c >> 2) & 31, m = c & 3;
@@ -128,7 +157,7 @@ IXO_HD float fp8_to_float(std::uint8_t c, int code) {
 
 // Top-k ordering key: larger key ranks first. Score descending (NaN ranks lowest, +0 above
 // -0), then the lower block id first.
-IXO_HD std::uint64_t topk_key(float score, std::int32_t id) {
+IXO_HD std::uint64_t topk_key(float score, std::int32_t id, int mutant = 0) {
   std::uint32_t u;
   if (score != score) {
     u = 0;  // NaN: below every other value
@@ -136,9 +165,11 @@ IXO_HD std::uint64_t topk_key(float score, std::int32_t id) {
     __builtin_memcpy(&u, &score, 4);
     u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
   }
+  if (IXO_MUTANT(mutant, mutants::tie_rule_reversed)) return (static_cast<std::uint64_t>(u) << 32) | static_cast<std::uint32_t>(id);
   return (static_cast<std::uint64_t>(u) << 32) | (0xFFFFFFFFu - static_cast<std::uint32_t>(id));
 }
-IXO_HD std::int32_t topk_key_id(std::uint64_t key) {
+IXO_HD std::int32_t topk_key_id(std::uint64_t key, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::tie_rule_reversed)) return static_cast<std::int32_t>(key & 0xFFFFFFFFu);
   return static_cast<std::int32_t>(0xFFFFFFFFu - static_cast<std::uint32_t>(key & 0xFFFFFFFFu));
 }
 
@@ -149,18 +180,18 @@ IXO_HD int kv_head_of(int q_head, int gqa) { return q_head / gqa; }
 
 // k_cache row of token t of table row `sid` (req_to_token is [rows, width], row-major).
 IXO_HD std::int64_t token_slot(const std::int32_t* req_to_token, std::int64_t width, std::int64_t sid,
-                               std::int64_t t, std::int64_t S) {
-  return wrap_slot(static_cast<std::int64_t>(req_to_token[sid * width + t]), S);
+                               std::int64_t t, std::int64_t S, int mutant = 0) {
+  return wrap_slot(static_cast<std::int64_t>(req_to_token[sid * width + t]), S, mutant);
 }
 
 // Element e of a raw little-endian K row (bf16: 2 bytes, fp8: 1 byte), decoded exactly.
-IXO_HD float k_element(const std::uint8_t* row, int e, int code) {
+IXO_HD float k_element(const std::uint8_t* row, int e, int code, int mutant = 0) {
   if (code == kBf16) {
     const std::uint16_t bits =
         static_cast<std::uint16_t>(row[2 * e] | (static_cast<std::uint16_t>(row[2 * e + 1]) << 8));
     return bf16_to_float(bits);
   }
-  return fp8_to_float(row[e], code);
+  return fp8_to_float(row[e], code, mutant);
 }
 IXO_HD int k_element_bytes(int code) { return code == kBf16 ? 2 : 1; }
 
@@ -191,27 +222,38 @@ IXO_HD int block_tokens(std::int64_t b, std::int64_t L, int bs) {
   return n <= 0 ? 0 : (n >= bs ? bs : static_cast<int>(n));
 }
 
+// Logit of a lane of a block: visible lanes keep their logit, the others are masked out
+// with -inf (lanes past the row's length do not exist, they are not zeros).
+IXO_HD float masked_logit(bool visible, float s, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::partial_block_zero_mask)) return visible ? s : 0.0f;
+  return visible ? s : -INFINITY;
+}
+
 // Block max step: NaN never replaces the running maximum (start from -inf).
 IXO_HD float max_step(float m, float s) { return s > m ? s : m; }
+// The lse's exponential and logarithm, base 2 (logits are in log2 units).
+IXO_HD float lse_exp(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? expf(x) : exp2f(x); }
+IXO_HD float lse_log(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? logf(x) : log2f(x); }
 // Block lse, log2 units: m + log2(sum_t exp2(s_t - m)) with m the block max and the sum in
 // token order; a fully masked block (m = -inf) scores -inf.
-IXO_HD float lse_term(float s, float m) { return exp2f(s - m); }
-IXO_HD float lse_finish(float m, float sum) { return m == -INFINITY ? -INFINITY : m + log2f(sum); }
+IXO_HD float lse_term(float s, float m, int mutant = 0) { return lse_exp(s - m, mutant); }
+IXO_HD float lse_finish(float m, float sum, int mutant = 0) { return m == -INFINITY ? -INFINITY : m + lse_log(sum, mutant); }
 
 // Block score over n logits s[0], s[stride], ... (n may be 0: -inf), max or lse.
-IXO_HD float block_score(const float* s, int n, int stride, bool lse) {
+IXO_HD float block_score(const float* s, int n, int stride, bool lse, int mutant = 0) {
   float m = -INFINITY;
   for (int i = 0; i < n; ++i) m = max_step(m, s[i * stride]);
   if (!lse) return m;
   if (m == -INFINITY) return -INFINITY;
   float sum = 0.0f;
-  for (int i = 0; i < n; ++i) sum += lse_term(s[i * stride], m);
-  return lse_finish(m, sum);
+  for (int i = 0; i < n; ++i) sum += lse_term(s[i * stride], m, mutant);
+  return lse_finish(m, sum, mutant);
 }
 
 // Whether a row writes score columns: active (table row >= 0) and not trivial (nb > topk).
 // It then writes exactly the columns [0, nb), each once.
-IXO_HD bool row_writes_scores(std::int64_t table_row_or_neg, std::int64_t nb, int topk) {
+IXO_HD bool row_writes_scores(std::int64_t table_row_or_neg, std::int64_t nb, int topk, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::trivial_rows_scored)) return table_row_or_neg >= 0 && nb > 0;
   return table_row_or_neg >= 0 && !trivial_row(nb, topk);
 }
 
@@ -225,12 +267,32 @@ IXO_HD std::int64_t score_index(std::int64_t h, std::int64_t r, std::int64_t b, 
 IXO_HD std::int64_t tile_query_row(std::int64_t g, int pack, const TileRow& tr) {
   return g * pack + tr.draft;
 }
-IXO_HD int tile_query_head(int kvh, int gqa, const TileRow& tr) { return kvh * gqa + tr.head; }
+// (hk, the K head count, only matters to the kv_head_modulo mutant: the q heads h with
+// h % Hk == kvh, i.e. K head h % Hk instead of h / gqa.)
+IXO_HD int tile_query_head(int kvh, int gqa, const TileRow& tr, int hk = 1, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::kv_head_modulo)) return tr.head * hk + kvh;
+  return kvh * gqa + tr.head;
+}
+// Tile row of the store (row, head) of tile row i: tile_row(i, pack, gqa), the same
+// mapping the loads use.
+IXO_HD TileRow store_tile_row(int i, int pack, int gqa, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::wrong_score_row)) return TileRow{i % pack, i / pack, i < pack * gqa};
+  return tile_row(i, pack, gqa);
+}
+// K head the K tile of a program of K head kvh is loaded from. Under SGLang's packing the
+// tile row i of a pack reads K head i / (pack * Hq/Hk), which is right only for Hk = 1.
+IXO_HD int tile_k_head(int kvh, int pack, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::packed_kv_head_of_tile_row) && pack > 1) return 0;  // i / (pack*gqa), i < pack*gqa
+  return kvh;
+}
 
 // Output of a row that does not read scores: inactive rows (nb = 0) give all -1, trivial
 // rows (nb <= topk) give 0..nb-1 then -1.
-IXO_HD void trivial_topk(std::int64_t nb, int topk, std::int32_t* out) {
-  for (int i = 0; i < topk; ++i) out[i] = i < nb ? i : -1;
+IXO_HD std::int32_t trivial_topk_id(int i, std::int64_t nb, int mutant = 0) {
+  return i < nb ? i : (IXO_MUTANT(mutant, mutants::no_minus_one_tail) ? 0 : -1);
+}
+IXO_HD void trivial_topk(std::int64_t nb, int topk, std::int32_t* out, int mutant = 0) {
+  for (int i = 0; i < topk; ++i) out[i] = trivial_topk_id(i, nb, mutant);
 }
 
 }  // namespace ixo::common

@@ -12,7 +12,7 @@
 #pragma once
 
 #define IXO_MUTANT_CATALOGUE(X)                                                                                       \
-  X(1, group_nb_for_rows, "packed", "the group's block count used in place of each row's (forcing, written columns, top-k)", \
+  X(1, group_nb_for_rows, "packed", "the group's block count used in place of each row's (forcing and written columns; top-k keeps the row's own)", \
     "rows straddling a block boundary in one pack (prefix = m*bs-2, ndt 4)", "fixture:boundary-32767")                 \
   X(2, group_sized_by_shortest, "packed", "the group sized by its shortest row: longer rows' tail tokens never loaded", \
     "straddling rows, pack >= 2", "fixture:boundary-32767")                                                           \
@@ -21,49 +21,49 @@
   X(4, pack_tail_leak, "packed", "packed rows masked with the group length: tail keys a shorter row must not see leak into its last block", \
     "local_blocks 0, pack 3, prefix 64*5-1", "fixture:local0-block64")                                                \
   X(5, wrong_score_row, "packed", "tile row i mapped to (row i % pack, head i / pack) on store (rows/heads swapped)",   \
-    "pack >= 2 with Hq/Hk >= 2, different prefixes", "fixture:gqa-8-2")                                               \
+    "pack >= 2 with Hq/Hk >= 2, different prefixes", "fixture:exact-tie-free")                                               \
   X(6, fp8_cast_dropped, "common", "fp8 K code used as an integer value (the fp8 -> bf16 widening dropped)",           \
-    "fp8 K", "fixture:fp8-e4m3fn")                                                                                    \
+    "fp8 K", "fixture:exact-tie-free")                                                                                    \
   X(7, fnuz_as_fn, "common", "e4m3fnuz decoded as e4m3fn (bias 7 instead of 8)", "e4m3fnuz K with lse or scores checked", \
     "fixture:fp8-e4m3fnuz")                                                                                           \
-  X(8, k_by_row_index, "common", "K addressed by the row's own index instead of through slot_ids / req_to_token",     \
-    "slot ids that never equal the row index", "fixture:km-slots")                                                    \
+  X(8, k_by_row_index, "common", "K addressed by the row's own index (mod the table rows) instead of through slot_ids", \
+    "slot ids that never equal the row index", "fixture:boundary-32767")                                                    \
   X(9, partial_block_zero_mask, "common", "invisible lanes of a partial block count as logit 0 instead of -inf",       \
-    "partial last block with all-negative logits, local 0", "fixture:local0-m3")                                      \
+    "partial last block with all-negative logits, local 0", "fixture:local0-block64")                                      \
   X(10, init_over_local, "common", "init/local priority swapped: an init block inside the local window keeps 1e30",    \
-    "init and local windows overlapping", "fixture:init-local-overlap")                                               \
+    "init and local windows overlapping in a row with nb > topk (init + local > nb)", "fixture:forced-ties-exact")                                               \
   X(11, local_window_off_by_one, "common", "local window starts one block early (nb - local - 1)",                     \
     "local >= 1 with nb > topk", "fixture:boundary-32767")                                                            \
   X(12, no_minus_one_tail, "topk", "trivial rows (nb < topk) padded with 0 instead of -1", "topk above nb",             \
-    "fixture:topk-above-nb")                                                                                          \
-  X(13, ids_unsorted, "topk", "selected ids emitted in score order, not ascending", "any row with nb > topk",          \
+    "fixture:exact-tie-free")                                                                                          \
+  X(13, ids_unsorted, "topk", "selected ids emitted in descending instead of ascending id order", "any row with nb > topk",          \
     "fixture:boundary-32767")                                                                                         \
   X(14, k_scale_ignored, "common", "k_scale not applied to the dot", "k_scale != 1 with scores checked",               \
-    "fixture:fp8-e4m3fn")                                                                                             \
+    "fixture:exact-tie-free")                                                                                             \
   X(15, chunk_last_block_dropped, "common", "each KV chunk skips its last block", "nb > chunks (long rows)",            \
     "fixture:boundary-32767")                                                                                         \
-  X(16, tie_rule_reversed, "common", "equal scores rank the higher block id first", "exact ties, e.g. forced blocks beyond topk", \
-    "fixture:init-local-overlap")                                                                                     \
-  X(17, inactive_row_reads_k, "common", "rows whose slot lies outside the table read K through a wrapped slot and write scores", \
-    "inactive rows next to real ones", "fixture:graph-padding")                                                       \
+  X(16, tie_rule_reversed, "common", "equal scores rank the higher block id first", "exact ties, e.g. forced blocks beyond topk, exact ids", \
+    "fixture:forced-ties-exact")                                                                                     \
+  X(17, inactive_row_reads_k, "common", "rows whose slot lies outside the table read K through a wrapped slot (mod rows), write scores and select", \
+    "inactive rows next to real ones", "suite:padding")                                                       \
   X(18, trivial_rows_scored, "common", "rows with nb <= topk write score columns (stray writes outside the region)",  \
-    "short rows (graph padding)", "fixture:graph-padding")                                                            \
-  X(19, trivial_rows_not_shortcut, "topk", "top-k reads the (unwritten) scores of rows with nb <= topk", "topk above nb", \
-    "fixture:topk-above-nb")                                                                                          \
+    "short rows (graph padding)", "fixture:exact-tie-free")                                                            \
+  X(19, trivial_rows_not_shortcut, "topk", "top-k does not shortcut rows with 0 < nb <= topk: it ranks their unwritten score row over the buffer width NB", \
+    "topk above nb", "fixture:exact-tie-free")                                                                                          \
   X(20, negative_alias_clamped, "common", "negative token slots clamped to 0 instead of wrapped by S",                  \
-    "token slots stored as negative aliases", "fixture:km-slots")                                                     \
+    "token slots stored as negative aliases", "fixture:boundary-32767")                                                     \
   X(21, q_scale_ignored, "common", "q_scale left out of the logit multiplier", "q_scale != 1 (property cases)",         \
     "property:MatchesOracle")                                                                                         \
   X(22, lse_natural_exp, "common", "lse block score uses natural exp/log instead of exp2/log2", "score_type lse",       \
     "fixture:lse-pack3")                                                                                              \
   X(23, kv_head_modulo, "common", "K head of q head h taken as h % Hk instead of h / (Hq/Hk)", "Hq:Hk 8:2",            \
     "fixture:gqa-8-2")                                                                                                \
-  X(24, topk_one_short, "topk", "top-k keeps topk-1 best blocks plus block 0", "nb > topk, block 0 not a winner",       \
+  X(24, topk_one_short, "topk", "top-k keeps the topk-1 best blocks and appends block 0", "nb > topk, block 0 not a winner",       \
     "fixture:boundary-32767")                                                                                         \
-  X(25, packed_kv_head_of_tile_row, "packed", "packed tile row i reads K head i / (pack*Hq/Hk) (SGLang's packing, right only for Hk = 1)", \
+  X(25, packed_kv_head_of_tile_row, "packed", "packed tile row i reads K head i / (pack*Hq/Hk), i.e. head 0 (SGLang's packing, right only for Hk = 1)", \
     "packed rows with Hk > 1", "fixture:gqa-8-2")                                                                     \
   X(26, stray_column_write, "common", "the scorer also writes column nb of each row (one past its blocks)",             \
-    "rows shorter than the table width", "fixture:hq4")                                                              \
+    "rows shorter than the table width", "fixture:boundary-32767")                                                              \
   /* CP mutants (kernels/common/cp_common.hpp, cpu-cp / cuda-cp); tests/cp kills each one too. */                     \
   X(601, cp_contiguous_shards, "cp", "CP shard = contiguous block range r*LOCAL+l scored, labelled with the strided ids l*WORLD+r", \
     "WORLD >= 2, any non-trivial row", "fixture:exact-tie-free")                                                          \

@@ -42,7 +42,7 @@ struct Launch {
 
 // One K element of a row, decoded exactly (common::k_element, or its fp8 table).
 inline float load_k(const Launch& a, const std::uint8_t* row, int e) {
-  return a.eb == 1 ? a.fp8_lut[row[e]] : cm::k_element(row, e, a.kcode);
+  return a.eb == 1 ? a.fp8_lut[row[e]] : cm::k_element(row, e, a.kcode, a.mutant);
 }
 
 // One tile row of a program, resolved from common::tile_row.
@@ -52,6 +52,8 @@ struct TileSlot {
   std::int64_t L = 0;
   std::int64_t nb = 0;
   bool writes = false;  // active and non-trivial: writes score columns [0, nb)
+  std::int64_t store_row = 0;  // where its scores are stored (== row, head)
+  int store_head = 0;
 };
 
 // Per-thread scratch, sized once.
@@ -73,16 +75,18 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const int D = static_cast<int>(c.D);
 
   const std::int64_t first = g * p.pack;
-  const std::int64_t Lg = cm::group_length(c.seq_lens.data(), first, p.pack);
-  const std::int64_t sid = cm::table_row(c.slot_ids[first], c.S, c.rows, Lg);
-  if (sid < 0) return;  // no row of the group is active: reads no K
+  const std::int64_t Lg = cm::group_length(c.seq_lens.data(), first, p.pack, a.mutant);
+  const std::int64_t sid0 = cm::table_row(c.slot_ids[first], c.S, c.rows, Lg, a.mutant);
+  if (sid0 < 0) return;  // no row of the group is active: reads no K
+  const std::int64_t sid = cm::k_table_row(sid0, first, c.rows, a.mutant);
   const std::int64_t nbg = cm::num_blocks(Lg, a.bs);
   std::int64_t b0 = 0, b1 = 0;
-  cm::chunk_blocks(nbg, p.chunks, chunk, &b0, &b1);
+  cm::chunk_blocks(nbg, p.chunks, chunk, &b0, &b1, a.mutant);
   if (b0 >= b1) return;  // empty chunk
 
   // Tile rows.
   const int tile_n = p.pack * p.gqa;
+  const int hk = static_cast<int>(p.hk);
   w.tile.assign(tile_n, TileSlot{});
   bool any_writes = false;
   for (int i = 0; i < tile_n; ++i) {
@@ -90,10 +94,14 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
     TileSlot& s = w.tile[i];
     if (!tr.used) continue;
     s.row = cm::tile_query_row(g, p.pack, tr);
-    s.head = cm::tile_query_head(kvh, p.gqa, tr);
+    s.head = cm::tile_query_head(kvh, p.gqa, tr, hk, a.mutant);
     s.L = c.seq_lens[s.row];
     s.nb = cm::num_blocks(s.L, a.bs);
-    s.writes = cm::row_writes_scores(cm::table_row(c.slot_ids[s.row], c.S, c.rows, s.L), s.nb, a.topk);
+    s.writes = cm::row_writes_scores(cm::table_row(c.slot_ids[s.row], c.S, c.rows, s.L, a.mutant), s.nb, a.topk, a.mutant);
+    if (IXO_MUTANT(a.mutant, mutants::group_nb_for_rows) && s.writes) s.nb = nbg;
+    const cm::TileRow st = cm::store_tile_row(i, p.pack, p.gqa, a.mutant);  // == tr
+    s.store_row = cm::tile_query_row(g, p.pack, st);
+    s.store_head = cm::tile_query_head(kvh, p.gqa, st, hk, a.mutant);
     any_writes = any_writes || s.writes;
   }
   if (!any_writes) return;  // trivial or inactive rows only: nothing to score
@@ -109,6 +117,7 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
 
   const std::uint8_t* kc = c.k_cache.data();
   const std::int64_t krow_bytes = c.D * a.eb;
+  const int kload = cm::tile_k_head(kvh, p.pack, a.mutant);  // == kvh
   for (std::int64_t b = b0; b < b1; ++b) {
     bool need = false;
     for (int i = 0; i < tile_n; ++i) need = need || (w.tile[i].writes && b < w.tile[i].nb);
@@ -117,12 +126,13 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
     const int nload = cm::block_tokens(b, Lg, a.bs);
     for (int tt = 0; tt < nload; ++tt) {
       const std::int64_t t = b * a.bs + tt;
-      const std::int64_t ks = cm::token_slot(c.req_to_token.data(), c.width, sid, t, c.S);
-      const std::uint8_t* krow = kc + (ks * c.Hk + kvh) * krow_bytes;
+      const std::int64_t ks = cm::token_slot(c.req_to_token.data(), c.width, sid, t, c.S, a.mutant);
+      const std::uint8_t* krow = kc + (ks * c.Hk + kload) * krow_bytes;
       for (int d = 0; d < D; ++d) w.k[d] = load_k(a, krow, d);
       for (int i = 0; i < tile_n; ++i) {
         const TileSlot& s = w.tile[i];
-        if (!s.writes || tt >= cm::block_tokens(b, s.L, a.bs)) continue;  // masked lane
+        const std::int64_t Lmask = IXO_MUTANT(a.mutant, mutants::pack_tail_leak) ? Lg : s.L;
+        if (!s.writes || tt >= cm::block_tokens(b, Lmask, a.bs)) continue;  // masked lane
         const float dot = cm::dot_fp32(w.q.data() + static_cast<std::size_t>(i) * D, w.k.data(), D);
         w.logits[static_cast<std::size_t>(i) * a.bs + tt] = cm::logit(dot, a.multiplier);
       }
@@ -131,10 +141,18 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
     for (int i = 0; i < tile_n; ++i) {
       const TileSlot& s = w.tile[i];
       if (!s.writes || b >= s.nb) continue;
-      const int n = cm::block_tokens(b, s.L, a.bs);
-      const float score = cm::block_score(w.logits.data() + static_cast<std::size_t>(i) * a.bs, n, 1, a.lse);
-      a.scores[cm::score_index(s.head, s.row, b, c.R, a.NB)] =
-          cm::forced_score(score, b, s.nb, a.init, a.local);
+      float* lg = w.logits.data() + static_cast<std::size_t>(i) * a.bs;
+      int n = cm::block_tokens(b, IXO_MUTANT(a.mutant, mutants::pack_tail_leak) ? Lg : s.L, a.bs);
+      if (IXO_MUTANT(a.mutant, mutants::partial_block_zero_mask)) {  // lanes [n, bs) masked with 0, not dropped
+        for (int tt = n; tt < a.bs; ++tt) lg[tt] = cm::masked_logit(false, lg[tt], a.mutant);
+        n = a.bs;
+      }
+      const float score = cm::block_score(lg, n, 1, a.lse, a.mutant);
+      const std::int64_t nb_force = IXO_MUTANT(a.mutant, mutants::no_row_local_reforce) ? nbg : s.nb;
+      const float forced = cm::forced_score(score, b, nb_force, a.init, a.local, a.mutant);
+      a.scores[cm::score_index(s.store_head, s.store_row, b, c.R, a.NB)] = forced;
+      if (IXO_MUTANT(a.mutant, mutants::stray_column_write) && b + 1 == s.nb && s.nb < a.NB)
+        a.scores[cm::score_index(s.store_head, s.store_row, b + 1, c.R, a.NB)] = forced;
     }
   }
 }
@@ -144,17 +162,27 @@ void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std
                 std::int32_t* out) {
   const Case& c = *a.c;
   const std::int64_t L = c.seq_lens[r];
-  const std::int64_t nb = cm::table_row(c.slot_ids[r], c.S, c.rows, L) < 0 ? 0 : cm::num_blocks(L, a.bs);
-  if (cm::trivial_row(nb, a.topk)) {  // includes inactive rows (nb = 0): scores are not read
-    cm::trivial_topk(nb, a.topk, out);
+  const std::int64_t nb = cm::table_row(c.slot_ids[r], c.S, c.rows, L, a.mutant) < 0 ? 0 : cm::num_blocks(L, a.bs);
+  const bool no_shortcut = IXO_MUTANT(a.mutant, mutants::trivial_rows_not_shortcut) && nb > 0;
+  if (cm::trivial_row(nb, a.topk) && !no_shortcut) {  // includes inactive rows (nb = 0): scores are not read
+    cm::trivial_topk(nb, a.topk, out, a.mutant);
     return;
   }
-  keys.resize(nb);
+  // Blocks ranked: the row's nb (the mutant above ranks a trivial row's whole buffer row).
+  const std::int64_t n = cm::trivial_row(nb, a.topk) ? a.NB : nb;
+  const int k = n < a.topk ? static_cast<int>(n) : a.topk;
+  // Selected: the k best (the topk_one_short mutant keeps k - 1 and appends block 0).
+  const int kept = IXO_MUTANT(a.mutant, mutants::topk_one_short) ? k - 1 : k;
+  keys.resize(n);
   const float* row = a.scores + cm::score_index(h, r, 0, c.R, a.NB);
-  for (std::int64_t b = 0; b < nb; ++b) keys[b] = cm::topk_key(row[b], static_cast<std::int32_t>(b));
-  std::nth_element(keys.begin(), keys.begin() + (a.topk - 1), keys.end(), std::greater<>());
-  for (int i = 0; i < a.topk; ++i) out[i] = cm::topk_key_id(keys[i]);
-  std::sort(out, out + a.topk);
+  for (std::int64_t b = 0; b < n; ++b) keys[b] = cm::topk_key(row[b], static_cast<std::int32_t>(b), a.mutant);
+  if (kept > 0) std::nth_element(keys.begin(), keys.begin() + (kept - 1), keys.end(), std::greater<>());
+  for (int i = 0; i < kept; ++i) out[i] = cm::topk_key_id(keys[i], a.mutant);
+  if (IXO_MUTANT(a.mutant, mutants::ids_unsorted))
+    std::sort(out, out + kept, std::greater<>());  // descending instead of ascending
+  else
+    std::sort(out, out + kept);
+  for (int i = kept; i < a.topk; ++i) out[i] = i < k ? 0 : -1;  // topk_one_short's block 0; the -1 tail
 }
 
 void check_inputs(const Case& c, const Plan& p) {
@@ -187,12 +215,14 @@ Observed run_twin(const Case& c, bool packed, const RunOptions& options) {
   a.lse = c.cfg.score_type == ScoreType::lse;
   a.kcode = static_cast<int>(c.cfg.k_dtype);
   a.eb = cm::k_element_bytes(a.kcode);
-  if (a.eb == 1)
-    for (int code = 0; code < 256; ++code) a.fp8_lut[code] = cm::fp8_to_float(static_cast<std::uint8_t>(code), a.kcode);
-  a.multiplier = cm::logit_multiplier(static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale),
-                                      static_cast<float>(c.cfg.k_scale));
-  a.NB = c.NB();
   a.mutant = options.mutant;
+  if (a.eb == 1)
+    for (int code = 0; code < 256; ++code)
+      a.fp8_lut[code] = cm::fp8_to_float(static_cast<std::uint8_t>(code), a.kcode, a.mutant);
+  const double q_scale = IXO_MUTANT(a.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
+  a.multiplier = cm::logit_multiplier(static_cast<float>(c.effective_sm_scale() * q_scale),
+                                      static_cast<float>(c.cfg.k_scale), a.mutant);
+  a.NB = c.NB();
 
   Observed o;
   o.Hq = c.Hq;

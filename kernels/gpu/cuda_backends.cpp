@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/indexer_common.hpp"
 #include "gpu/indexer_launch.hpp"
 #include "ixo/error.hpp"
 
@@ -88,7 +89,8 @@ class CudaBackend final : public Backend {
     a.score_lse = c.cfg.score_type == ScoreType::lse ? 1 : 0;
     a.k_code = static_cast<int>(c.cfg.k_dtype);
     a.packed_queries = c.cfg.packed_queries;
-    a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale);
+    const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
+    a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * q_scale);
     a.k_scale = static_cast<float>(c.cfg.k_scale);
     a.num_chunks = options.force_num_chunks;
     a.mutant = options.mutant;

@@ -45,38 +45,54 @@ struct RowMeta {
   std::int64_t nb;
   bool write;  // active, nb > topk: this row's columns [0, nb) are written
   float* out;  // score row base
+  std::int64_t nb_force;  // the nb its forcing uses (== nb)
+  std::int64_t L_mask;    // the length its lanes are masked with (== L)
 };
 
 __device__ __forceinline__ bool row_writable(const ScoreParams& p, std::int64_t r, std::int64_t* L_out,
                                              std::int64_t* nb_out) {
   const std::int64_t L = p.lens[r];
-  const bool active = cm::table_row(p.slot[r], p.S, p.rows, L) >= 0;
-  const std::int64_t nb = active ? cm::num_blocks(L, p.bs) : 0;
+  const std::int64_t sid = cm::table_row(p.slot[r], p.S, p.rows, L, p.mutant);
+  const std::int64_t nb = sid >= 0 ? cm::num_blocks(L, p.bs) : 0;
   *L_out = L;
   *nb_out = nb;
-  return active && !cm::trivial_row(nb, p.topk);
+  return cm::row_writes_scores(sid, nb, p.topk, p.mutant);
 }
 
-__device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int kvh, int i) {
-  RowMeta m{0, 0, false, nullptr};
+// Tile row i of the program (group `first`, K head kvh) for a group of length Lg.
+__device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int kvh, int i,
+                                                 std::int64_t Lg) {
+  RowMeta m{0, 0, false, nullptr, 0, 0};
   const cm::TileRow tr = cm::tile_row(i, p.pack, p.gqa);
   if (!tr.used) return m;
   const std::int64_t r = first + tr.draft;
-  const std::int64_t h = static_cast<std::int64_t>(kvh) * p.gqa + tr.head;
   m.write = row_writable(p, r, &m.L, &m.nb);
-  m.out = p.scores + (h * p.R + r) * p.NB;
+  const std::int64_t nbg = cm::num_blocks(Lg, p.bs);
+  if (IXO_MUTANT(p.mutant, mutants::group_nb_for_rows) && m.write) m.nb = nbg;
+  m.nb_force = IXO_MUTANT(p.mutant, mutants::no_row_local_reforce) ? nbg : m.nb;
+  m.L_mask = IXO_MUTANT(p.mutant, mutants::pack_tail_leak) ? Lg : m.L;
+  const cm::TileRow st = cm::store_tile_row(i, p.pack, p.gqa, p.mutant);  // == tr
+  const std::int64_t rs = first + st.draft;
+  const std::int64_t h = cm::tile_query_head(kvh, p.gqa, st, static_cast<int>(p.Hk), p.mutant);
+  m.out = p.scores + (h * p.R + rs) * p.NB;
   return m;
 }
 
 // Group length (the longest writable row: K is loaded for it) and the table row it reads.
 __device__ __forceinline__ std::int64_t group_plan(const ScoreParams& p, std::int64_t first, std::int64_t* sid) {
   std::int64_t Lg = 0;
+  bool any = false;
   *sid = -1;
   for (int d = 0; d < p.pack; ++d) {
     std::int64_t L, nb;
     if (row_writable(p, first + d, &L, &nb)) {
-      if (*sid < 0) *sid = cm::table_row(p.slot[first + d], p.S, p.rows, L);
-      Lg = L > Lg ? L : Lg;
+      if (*sid < 0)
+        *sid = cm::k_table_row(cm::table_row(p.slot[first + d], p.S, p.rows, L, p.mutant), first + d, p.rows, p.mutant);
+      if (IXO_MUTANT(p.mutant, mutants::group_sized_by_shortest))
+        Lg = !any || L < Lg ? L : Lg;
+      else
+        Lg = L > Lg ? L : Lg;
+      any = true;
     }
   }
   return Lg;
@@ -93,7 +109,7 @@ __device__ __forceinline__ void state_reset(BlockState& st) {
 }
 // Adds n logits (already masked to -inf) in the given order.
 template <int N>
-__device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], bool lse) {
+__device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], bool lse, int mutant = 0) {
   float mt = -INFINITY;
 #pragma unroll
   for (int e = 0; e < N; ++e) mt = fmaxf(mt, v[e]);
@@ -103,39 +119,43 @@ __device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], b
   }
   const float nm = fmaxf(st.m, mt);
   if (nm == -INFINITY) return;
-  float s = st.m == -INFINITY ? 0.0f : st.s * exp2f(st.m - nm);
+  float s = st.m == -INFINITY ? 0.0f : st.s * cm::lse_exp(st.m - nm, mutant);
 #pragma unroll
-  for (int e = 0; e < N; ++e) s += exp2f(v[e] - nm);
+  for (int e = 0; e < N; ++e) s += cm::lse_exp(v[e] - nm, mutant);
   st.m = nm;
   st.s = s;
 }
 // Merges state b into a (a first, then b: a fixed order).
-__device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, bool lse) {
+__device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, bool lse, int mutant = 0) {
   if (!lse) {
     a.m = fmaxf(a.m, b.m);
     return;
   }
   const float nm = fmaxf(a.m, b.m);
   if (nm == -INFINITY) return;
-  const float sa = a.m == -INFINITY ? 0.0f : a.s * exp2f(a.m - nm);
-  const float sb = b.m == -INFINITY ? 0.0f : b.s * exp2f(b.m - nm);
+  const float sa = a.m == -INFINITY ? 0.0f : a.s * cm::lse_exp(a.m - nm, mutant);
+  const float sb = b.m == -INFINITY ? 0.0f : b.s * cm::lse_exp(b.m - nm, mutant);
   a.m = nm;
   a.s = sa + sb;
 }
-__device__ __forceinline__ float state_score(const BlockState& st, bool lse) {
+__device__ __forceinline__ float state_score(const BlockState& st, bool lse, int mutant = 0) {
   if (!lse) return st.m;
   if (st.m == -INFINITY) return -INFINITY;
-  const float r = st.m + log2f(st.s);
+  const float r = st.m + cm::lse_log(st.s, mutant);
   return r != r ? -INFINITY : r;
 }
 
 __device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, float score, const ScoreParams& p) {
-  if (m.write && b < m.nb && b < p.NB) m.out[b] = cm::forced_score(score, b, m.nb, p.init, p.local);
+  if (m.write && b < m.nb && b < p.NB) {
+    const float f = cm::forced_score(score, b, m.nb_force, p.init, p.local, p.mutant);
+    m.out[b] = f;
+    if (IXO_MUTANT(p.mutant, mutants::stray_column_write) && b + 1 == m.nb && b + 1 < p.NB) m.out[b + 1] = f;
+  }
 }
 
 // bf16 bits of every fp8 code (exact: every fp8 value is a bf16 value).
-__device__ __forceinline__ std::uint16_t fp8_bf16_bits(int code, int kcode) {
-  const float f = cm::fp8_to_float(static_cast<std::uint8_t>(code), kcode);
+__device__ __forceinline__ std::uint16_t fp8_bf16_bits(int code, int kcode, int mutant = 0) {
+  const float f = cm::fp8_to_float(static_cast<std::uint8_t>(code), kcode, mutant);
   std::uint32_t u;
   __builtin_memcpy(&u, &f, 4);
   if (f != f) return 0x7FC0u;
@@ -169,23 +189,28 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
 }
 
 // Two fp8 codes (low byte = first element) -> bf16x2 (low half = first element).
+// use_lut: take the table even where the hardware converts (the table holds a mutant's decode).
 template <int KC>
-__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, const std::uint16_t* lut) {
+__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, const std::uint16_t* lut, bool use_lut = false) {
 #if IXO_GPU_CVT_FP8
   if constexpr (KC == cm::kE4m3fn || KC == cm::kE5m2) {
-    std::uint32_t h2;
-    const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
-    if constexpr (KC == cm::kE4m3fn) {
-      asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
-    } else {
-      asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
+    if (!use_lut) {
+      std::uint32_t h2;
+      const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
+      if constexpr (KC == cm::kE4m3fn) {
+        asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
+      } else {
+        asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
+      }
+      float lo, hi;
+      asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+          : "=f"(lo), "=f"(hi)
+          : "r"(h2));
+      return pack_bf16x2(lo, hi);
     }
-    float lo, hi;
-    asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
-        : "=f"(lo), "=f"(hi)
-        : "r"(h2));
-    return pack_bf16x2(lo, hi);
   }
+#else
+  (void)use_lut;
 #endif
   return static_cast<std::uint32_t>(lut[two & 0xFFu]) | (static_cast<std::uint32_t>(lut[(two >> 8) & 0xFFu]) << 16);
 }
@@ -225,7 +250,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
 
   __shared__ std::uint16_t lut[256];
   if constexpr (kFp8) {
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC);
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }
 
@@ -240,20 +265,20 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
   const std::int64_t Lg = group_plan(p, first, &sid);
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1);
+  cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1, p.mutant);
   if (b0 + warp >= b1) return;  // warp-uniform; no block-level barrier follows
 
-  const RowMeta m0 = tile_row_meta(p, first, kvh, grp);
-  const RowMeta m1 = tile_row_meta(p, first, kvh, grp + 8);
+  const RowMeta m0 = tile_row_meta(p, first, kvh, grp, Lg);
+  const RowMeta m1 = tile_row_meta(p, first, kvh, grp + 8, Lg);
 
   // Q fragments with the permuted k order.
   std::uint32_t qa[kSteps][4];
   {
     const cm::TileRow t0 = cm::tile_row(grp, p.pack, p.gqa), t1 = cm::tile_row(grp + 8, p.pack, p.gqa);
     const std::uint32_t* q0 =
-        t0.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t0.draft) * p.Hq + (std::int64_t)kvh * p.gqa + t0.head) * D) : nullptr;
+        t0.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t0.draft) * p.Hq + cm::tile_query_head(kvh, p.gqa, t0, static_cast<int>(p.Hk), p.mutant)) * D) : nullptr;
     const std::uint32_t* q1 =
-        t1.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t1.draft) * p.Hq + (std::int64_t)kvh * p.gqa + t1.head) * D) : nullptr;
+        t1.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t1.draft) * p.Hq + cm::tile_query_head(kvh, p.gqa, t1, static_cast<int>(p.Hk), p.mutant)) * D) : nullptr;
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) {
       const int ld = s / kStepsPerLoad, sub = s % kStepsPerLoad;
@@ -271,7 +296,8 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
   const std::int64_t total = nblk_w * nsub;
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
-  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(kvh) * D * kEsz + tig * 16;
+  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, p.pack, p.mutant)) * D * kEsz + tig * 16;
+  const bool use_lut = IXO_MUTANT(p.mutant, mutants::fp8_cast_dropped);
 
   auto tile_start = [&](std::int64_t it, int* off0) -> std::int64_t {
     const std::int64_t b = b0 + warp + 4 * (it / nsub);
@@ -284,7 +310,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
     int off0;
     const std::int64_t t = tile_start(it, &off0) + lane;
     if (off0 + lane >= p.bs || t >= Lg) return -1;
-    return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S);
+    return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S, p.mutant);
   };
   // Each lane copies its own 16-byte pieces into the warp's ring and later reads back
   // exactly those pieces: no other thread touches them, so cp.async.wait_group suffices.
@@ -337,8 +363,8 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
         for (int sub = 0; sub < kStepsPerLoad; ++sub) {
           std::uint32_t bb0, bb1;
           if constexpr (kFp8) {
-            bb0 = fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, lut);
-            bb1 = fp8x2_to_bf16x2<KC>(w[sub] >> 16, lut);
+            bb0 = fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, lut, use_lut);
+            bb1 = fp8x2_to_bf16x2<KC>(w[sub] >> 16, lut, use_lut);
           } else {
             bb0 = w[2 * sub];
             bb1 = w[2 * sub + 1];
@@ -351,12 +377,12 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
         const int off = off0 + j * 8 + tig * 2 + e;
         const std::int64_t t = t0 + j * 8 + tig * 2 + e;
         const bool in_blk = off < p.bs;
-        v0[j * 2 + e] = (in_blk && t < m0.L) ? acc[e] * p.mult : -INFINITY;
-        v1[j * 2 + e] = (in_blk && t < m1.L) ? acc[2 + e] * p.mult : -INFINITY;
+        v0[j * 2 + e] = in_blk ? cm::masked_logit(t < m0.L_mask, acc[e] * p.mult, p.mutant) : -INFINITY;
+        v1[j * 2 + e] = in_blk ? cm::masked_logit(t < m1.L_mask, acc[2 + e] * p.mult, p.mutant) : -INFINITY;
       }
     }
-    state_add(st0, v0, lse);
-    state_add(st1, v1, lse);
+    state_add(st0, v0, lse, p.mutant);
+    state_add(st1, v1, lse, p.mutant);
 
     if (off0 + 32 >= p.bs) {  // last sub-tile of the block: reduce over the 4 lanes of a row
 #pragma unroll
@@ -366,19 +392,19 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
         // Fixed order: the lower lane's state first, in every lane.
         if (tig & x) {
           BlockState a0 = o0, a1 = o1;
-          state_merge(a0, st0, lse);
-          state_merge(a1, st1, lse);
+          state_merge(a0, st0, lse, p.mutant);
+          state_merge(a1, st1, lse, p.mutant);
           st0 = a0;
           st1 = a1;
         } else {
-          state_merge(st0, o0, lse);
-          state_merge(st1, o1, lse);
+          state_merge(st0, o0, lse, p.mutant);
+          state_merge(st1, o1, lse, p.mutant);
         }
       }
       if (tig == 0) {
         const std::int64_t b = (t0 - off0) / p.bs;
-        write_block(m0, b, state_score(st0, lse), p);
-        write_block(m1, b, state_score(st1, lse), p);
+        write_block(m0, b, state_score(st0, lse, p.mutant), p);
+        write_block(m1, b, state_score(st1, lse, p.mutant), p);
       }
       state_reset(st0);
       state_reset(st1);
@@ -408,17 +434,19 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
   const std::int64_t Lg = group_plan(p, first, &sid);
   if (Lg <= 0 || sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1);
+  cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1, p.mutant);
   if (b0 >= b1) return;
   const int used = p.pack * p.gqa;
   const int D = static_cast<int>(p.D);
   for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
     const int row = i / D, d = i % D;
     const cm::TileRow tr = cm::tile_row(row, p.pack, p.gqa);
-    qs[row][d] = tr.used ? cm::bf16_to_float(p.q[((first + tr.draft) * p.Hq + (std::int64_t)kvh * p.gqa + tr.head) * D + d]) : 0.0f;
+    qs[row][d] = tr.used ? cm::bf16_to_float(p.q[((first + tr.draft) * p.Hq +
+                                                  cm::tile_query_head(kvh, p.gqa, tr, static_cast<int>(p.Hk), p.mutant)) * D + d])
+                         : 0.0f;
   }
-  RowMeta mine{0, 0, false, nullptr};
-  if (tid < used) mine = tile_row_meta(p, first, kvh, tid);
+  RowMeta mine{0, 0, false, nullptr, 0, 0};
+  if (tid < used) mine = tile_row_meta(p, first, kvh, tid, Lg);
   __syncthreads();
   const bool lse = p.lse != 0;
   const int esz = KC == cm::kBf16 ? 2 : 1;
@@ -430,14 +458,14 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
       float dots[cm::kTileRows];
       for (int i = 0; i < cm::kTileRows; ++i) dots[i] = 0.0f;
       if (off < p.bs && t < Lg) {
-        const std::int64_t s = cm::wrap_slot(p.r2t[sid * p.width + t], p.S);
-        const std::uint8_t* kr = p.k + (s * p.Hk + kvh) * p.D * esz;
+        const std::int64_t s = cm::wrap_slot(p.r2t[sid * p.width + t], p.S, p.mutant);
+        const std::uint8_t* kr = p.k + (s * p.Hk + cm::tile_k_head(kvh, p.pack, p.mutant)) * p.D * esz;
         for (int d = 0; d < D; ++d) {
           float kv;
           if (KC == cm::kBf16) {
             kv = cm::bf16_to_float(static_cast<std::uint16_t>(kr[2 * d] | (kr[2 * d + 1] << 8)));
           } else {
-            kv = cm::fp8_to_float(kr[d], KC);
+            kv = cm::fp8_to_float(kr[d], KC, p.mutant);
           }
           for (int i = 0; i < cm::kTileRows; ++i) dots[i] = fmaf(qs[i][d], kv, dots[i]);
         }
@@ -448,13 +476,13 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
         const int n = p.bs - off0 < (int)blockDim.x ? p.bs - off0 : (int)blockDim.x;
         for (int e = 0; e < n; ++e) {
           const std::int64_t te = b * p.bs + off0 + e;
-          float v[1] = {te < mine.L ? lg[tid][e] : -INFINITY};
-          state_add(st[tid], v, lse);
+          float v[1] = {cm::masked_logit(te < mine.L_mask, lg[tid][e], p.mutant)};
+          state_add(st[tid], v, lse, p.mutant);
         }
       }
       __syncthreads();
     }
-    if (tid < used) write_block(mine, b, state_score(st[tid], lse), p);
+    if (tid < used) write_block(mine, b, state_score(st[tid], lse, p.mutant), p);
   }
 }
 
@@ -508,13 +536,21 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const std::int64_t r = hr % p.R;
   std::int32_t* out = p.out + hr * p.topk;
   const std::int64_t L = p.lens[r];
-  const bool active = cm::table_row(p.slot[r], p.S, p.rows, L) >= 0;
+  const bool active = cm::table_row(p.slot[r], p.S, p.rows, L, p.mutant) >= 0;
   const std::int64_t nb = active ? cm::num_blocks(L, p.bs) : 0;
-  if (cm::trivial_row(nb, p.topk)) {
-    for (int i = tid; i < p.topk; i += NT) out[i] = i < nb ? i : -1;
+  const bool no_shortcut = IXO_MUTANT(p.mutant, mutants::trivial_rows_not_shortcut) && nb > 0;
+  if (cm::trivial_row(nb, p.topk) && !no_shortcut) {
+    for (int i = tid; i < p.topk; i += NT) out[i] = cm::trivial_topk_id(i, nb, p.mutant);
     return;
   }
-  const std::int64_t n = nb < p.NB ? nb : p.NB;
+  // Blocks ranked: the row's nb (the mutant above ranks a trivial row's whole buffer row),
+  // k of them selected (topk unless that mutant), `kept` by the radix select (topk_one_short
+  // keeps k - 1 and appends block 0).
+  const std::int64_t n = cm::trivial_row(nb, p.topk) ? p.NB : (nb < p.NB ? nb : p.NB);
+  const int k = n < p.topk ? static_cast<int>(n) : p.topk;
+  const int kept = IXO_MUTANT(p.mutant, mutants::topk_one_short) ? k - 1 : k;
+  for (int i = tid + kept; i < p.topk; i += NT) out[i] = i < k ? 0 : -1;
+  if (kept <= 0) return;
   const float* sc = p.scores + hr * p.NB;
   const bool in_smem = n <= kTopkSmemKeys;
   if (in_smem)
@@ -522,7 +558,7 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   __syncthreads();
   auto key = [&](std::int64_t j) -> std::uint32_t { return in_smem ? keys[j] : score_key_hi(sc[j]); };
 
-  std::uint32_t prefix = 0, mask = 0, need = static_cast<std::uint32_t>(p.topk);
+  std::uint32_t prefix = 0, mask = 0, need = static_cast<std::uint32_t>(kept);
   for (int shift = 24; shift >= 0; shift -= 8) {
     for (int i = tid; i < 257; i += NT) hist[i] = 0;
     __syncthreads();
@@ -548,6 +584,10 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
     need = sel_need;
     __syncthreads();
   }
+  // Ties on the k-th key: the `need` lowest ids of the eq_total tied ones (the last pass's
+  // bin of the selected digit counts them); the mutant skips the lowest ones instead.
+  const std::uint32_t eq_total = hist[prefix & 0xFFu];
+  const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? eq_total - need : 0u;
   // Compaction in id order: thread tid owns ids [lo, hi).
   const std::int64_t per = (n + NT - 1) / NT;
   const std::int64_t lo = tid * per < n ? tid * per : n;
@@ -566,13 +606,15 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
     if (u > prefix) {
       take = true;
     } else if (u == prefix) {
-      take = eq_before < need;
+      take = eq_before >= skip && eq_before - skip < need;
       ++eq_before;
     }
     if (take) {
-      const std::uint32_t eq_taken = eq_before - (u == prefix ? 1u : 0u);
-      const std::uint32_t pos = gt_before + (eq_taken < need ? eq_taken : need);
-      if (pos < static_cast<std::uint32_t>(p.topk)) out[pos] = static_cast<std::int32_t>(j);
+      const std::uint32_t eq_seen = eq_before - (u == prefix ? 1u : 0u);  // tied ids before j
+      const std::uint32_t eq_taken = eq_seen > skip ? eq_seen - skip : 0u;
+      std::uint32_t pos = gt_before + (eq_taken < need ? eq_taken : need);
+      if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
+      if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
     }
     gt_before += u > prefix;
   }

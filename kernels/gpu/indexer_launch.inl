@@ -44,7 +44,7 @@ detail::ScoreParams score_params(const IndexArgs& a, int pack) {
   p.gqa = static_cast<int>(a.Hq / a.Hk);
   const std::int64_t batch = a.R / pack;  // rows (pack 1) or groups
   p.chunks = a.num_chunks > 0 ? a.num_chunks : score_chunks(batch, a.Hk, a.NB);
-  p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale);
+  p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
   return p;
 }
