@@ -9,42 +9,14 @@
 
 #include "cpu/cp_twin.hpp"
 #include "gpu/cp_launch.hpp"
+#include "gpu/device_buffer.hpp"
 #include "ixo/error.hpp"
 
 namespace ixo {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("cuda-cp: ") + what + ": " + cudaGetErrorString(e));
-}
-
-template <class T>
-struct Buf {
-  T* p = nullptr;
-  std::size_t n = 0;
-  explicit Buf(std::size_t count) : n(count) {
-    if (count) check(cudaMalloc(reinterpret_cast<void**>(&p), count * sizeof(T)), "cudaMalloc");
-  }
-  Buf(const T* host, std::size_t count) : Buf(count) {
-    if (count) check(cudaMemcpy(p, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
-  }
-  ~Buf() {
-    if (p) cudaFree(p);
-  }
-  Buf(const Buf&) = delete;
-  Buf& operator=(const Buf&) = delete;
-};
-
-bool device_present(std::string* why) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    if (why) *why = e != cudaSuccess ? std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e) : "no CUDA device";
-    cudaGetLastError();
-    return false;
-  }
-  return true;
-}
+void check(cudaError_t e, const char* what) { gpu::check(e, "cuda-cp", what); }
+using gpu::device_present;
 
 class CudaCp final : public Backend {
  public:
@@ -97,15 +69,15 @@ class CudaCp final : public Backend {
     for (int h = 0; h < W; ++h)
       for (std::int64_t r = 0; r < c.R; ++r)
         for (std::int64_t d = 0; d < c.D; ++d) qg[(h * c.R + r) * c.D + d] = c.q[(r * c.Hq + h) * c.D + d];
-    Buf<std::uint16_t> q(qg.data(), qg.size());
-    Buf<std::uint8_t> k(c.k_cache.data(), c.k_cache.size());
-    Buf<std::int32_t> r2t(c.req_to_token.data(), c.req_to_token.size());
-    Buf<std::int64_t> slots(c.slot_ids.data(), c.slot_ids.size());
-    Buf<std::int64_t> lens(c.seq_lens.data(), c.seq_lens.size());
+    gpu::DevBuf<std::uint16_t> q(qg.data(), qg.size());
+    gpu::DevBuf<std::uint8_t> k(c.k_cache.data(), c.k_cache.size());
+    gpu::DevBuf<std::int32_t> r2t(c.req_to_token.data(), c.req_to_token.size());
+    gpu::DevBuf<std::int64_t> slots(c.slot_ids.data(), c.slot_ids.size());
+    gpu::DevBuf<std::int64_t> lens(c.seq_lens.data(), c.seq_lens.size());
     const std::int64_t LOCAL = gpu::cp_local(a);
-    Buf<std::uint32_t> cells(gpu::cp_cells_bytes(a, LOCAL) / sizeof(std::uint32_t));
-    Buf<std::uint64_t> keys(gpu::cp_keys_bytes(a) / sizeof(std::uint64_t));
-    Buf<std::int32_t> out(static_cast<std::size_t>(W * c.R * c.cfg.topk));
+    gpu::DevBuf<std::uint32_t> cells(gpu::cp_cells_bytes(a, LOCAL) / sizeof(std::uint32_t));
+    gpu::DevBuf<std::uint64_t> keys(gpu::cp_keys_bytes(a) / sizeof(std::uint64_t));
+    gpu::DevBuf<std::int32_t> out(static_cast<std::size_t>(W * c.R * c.cfg.topk));
     a.qg = q.p;
     a.k_cache = k.p;
     a.req_to_token = r2t.p;

@@ -10,47 +10,16 @@
 
 #include "common/indexer_common.hpp"
 #include "gpu/indexer_launch.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/index_args.hpp"
 #include "ixo/error.hpp"
 
 namespace ixo {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("cuda: ") + what + ": " + cudaGetErrorString(e));
-}
+void check(cudaError_t e, const char* what) { gpu::check(e, "cuda", what); }
+using gpu::device_present;
 void check_launch(int e, const char* what) { check(static_cast<cudaError_t>(e), what); }
-
-template <class T>
-struct DevBuf {
-  T* p = nullptr;
-  std::size_t n = 0;
-  explicit DevBuf(std::size_t count) : n(count) {
-    if (count) check(cudaMalloc(reinterpret_cast<void**>(&p), count * sizeof(T)), "cudaMalloc");
-  }
-  DevBuf(const T* host, std::size_t count) : DevBuf(count) {
-    if (count) check(cudaMemcpy(p, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
-  }
-  ~DevBuf() {
-    if (p) cudaFree(p);
-  }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-};
-
-bool device_present(std::string* why) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    if (why) *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e);
-    cudaGetLastError();
-    return false;
-  }
-  if (n == 0) {
-    if (why) *why = "no CUDA device";
-    return false;
-  }
-  return true;
-}
 
 // Packed path preconditions that only the host can see (the rows of a group share one slot
 // id); without them the packed backend runs the per-row kernel.
@@ -73,36 +42,19 @@ class CudaBackend final : public Backend {
     if (!device_present(&why)) throw std::runtime_error(name() + " unavailable: " + why);
     if (!gpu::head_dim_supported(c.D)) throw InputError("D", "cuda backends support D 1..256, got " + std::to_string(c.D));
     const std::int64_t NB = c.NB();
-    gpu::IndexArgs a;
-    a.R = c.R;
-    a.Hq = c.Hq;
-    a.Hk = c.Hk;
-    a.D = c.D;
-    a.S = c.S;
-    a.rows = c.rows;
-    a.width = c.width;
-    a.NB = NB;
-    a.block_size = c.cfg.block_size;
-    a.topk = c.cfg.topk;
-    a.init_blocks = c.cfg.init_blocks;
-    a.local_blocks = c.cfg.local_blocks;
-    a.score_lse = c.cfg.score_type == ScoreType::lse ? 1 : 0;
-    a.k_code = static_cast<int>(c.cfg.k_dtype);
-    a.packed_queries = c.cfg.packed_queries;
     const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
-    a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * q_scale);
-    a.k_scale = static_cast<float>(c.cfg.k_scale);
+    gpu::IndexArgs a = gpu::index_args(c, q_scale);
     a.num_chunks = options.force_num_chunks;
     a.mutant = options.mutant;
 
-    DevBuf<std::uint16_t> q(c.q.data(), c.q.size());
-    DevBuf<std::uint8_t> k(c.k_cache.data(), c.k_cache.size());
-    DevBuf<std::int32_t> r2t(c.req_to_token.data(), c.req_to_token.size());
-    DevBuf<std::int64_t> slots(c.slot_ids.data(), c.slot_ids.size());
-    DevBuf<std::int64_t> lens(c.seq_lens.data(), c.seq_lens.size());
+    gpu::DevBuf<std::uint16_t> q(c.q.data(), c.q.size());
+    gpu::DevBuf<std::uint8_t> k(c.k_cache.data(), c.k_cache.size());
+    gpu::DevBuf<std::int32_t> r2t(c.req_to_token.data(), c.req_to_token.size());
+    gpu::DevBuf<std::int64_t> slots(c.slot_ids.data(), c.slot_ids.size());
+    gpu::DevBuf<std::int64_t> lens(c.seq_lens.data(), c.seq_lens.size());
     const std::size_t ncells = static_cast<std::size_t>(c.Hq * c.R * NB);
-    DevBuf<float> scores(ncells);
-    DevBuf<std::int32_t> topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk));
+    gpu::DevBuf<float> scores(ncells);
+    gpu::DevBuf<std::int32_t> topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk));
     a.q = q.p;
     a.k_cache = k.p;
     a.req_to_token = r2t.p;

@@ -1,6 +1,7 @@
 // Pieces the naive and the fast oracle share: the exact logit scale, the error bounds,
 // the block reductions and the forcing rule. See docs/error-bounds.md for tau.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -42,6 +43,30 @@ inline double lse_tau_extra(std::int64_t n, double S) {
 // fp32 kernel's error bound; fixing one makes naive and fast bitwise equal.
 constexpr int kLanes = 8;
 inline double lane_sum(const double* a) { return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])); }
+
+// Block score over the n visible logits of one (head, row, block), and its bound: the
+// max, or log2-sum-exp (in token order); NaN if any logit is NaN.
+struct BlockScore {
+  double score, tau;
+};
+inline BlockScore block_score(const double* logits, const double* taus, std::size_t n, bool lse) {
+  double m = -std::numeric_limits<double>::infinity(), tau = 0;
+  bool nan = false;
+  for (std::size_t j = 0; j < n; ++j) {
+    nan |= std::isnan(logits[j]);
+    m = std::max(m, logits[j]);
+    tau = std::max(tau, taus[j]);
+  }
+  double S = m;
+  if (lse && std::isfinite(m)) {
+    double sum = 0;
+    for (std::size_t j = 0; j < n; ++j) sum += std::exp2(logits[j] - m);
+    S = m + std::log2(sum);
+    tau += lse_tau_extra(static_cast<std::int64_t>(n), S);
+  }
+  if (nan) S = std::numeric_limits<double>::quiet_NaN();
+  return {S, tau};
+}
 
 inline void apply_forcing(const Case& c, Expected& e, std::int64_t h, std::int64_t r) {
   const std::int64_t nb = e.nb[r];

@@ -170,25 +170,9 @@ Expected oracle(const Case& c) {
       for (std::size_t p = 0; p < P; ++p) {
         const std::int64_t r = part[p] / c.Hq, h = part[p] % c.Hq;
         const std::size_t n = static_cast<std::size_t>(std::min((b + 1) * bs, c.seq_lens[r]) - t0);
-        const double* s = &logits[p * T];
-        const double* tp = &taus[p * T];
-        double m = -std::numeric_limits<double>::infinity(), tau = 0;
-        bool nan = false;
-        for (std::size_t j = 0; j < n; ++j) {
-          nan |= std::isnan(s[j]);
-          m = std::max(m, s[j]);
-          tau = std::max(tau, tp[j]);
-        }
-        double S = m;
-        if (lse && std::isfinite(m)) {
-          double sum = 0;
-          for (std::size_t j = 0; j < n; ++j) sum += std::exp2(s[j] - m);
-          S = m + std::log2(sum);
-          tau += detail::lse_tau_extra(static_cast<std::int64_t>(n), S);
-        }
-        if (nan) S = std::numeric_limits<double>::quiet_NaN();
-        e.score[e.at(h, r, b)] = S;
-        e.tau[e.at(h, r, b)] = tau;
+        const auto bsc = detail::block_score(&logits[p * T], &taus[p * T], n, lse);
+        e.score[e.at(h, r, b)] = bsc.score;
+        e.tau[e.at(h, r, b)] = bsc.tau;
       }
     }
   }

@@ -84,23 +84,9 @@ Expected oracle_naive(const Case& c) {
                                            std::fabs(scale), c.D));
         }
         // Block score: max, or log2-sum-exp, over the row's own visible tokens.
-        double m = -std::numeric_limits<double>::infinity(), tau = 0;
-        bool nan = false;
-        for (std::size_t j = 0; j < logits.size(); ++j) {
-          nan |= std::isnan(logits[j]);
-          m = std::max(m, logits[j]);
-          tau = std::max(tau, taus[j]);
-        }
-        double S = m;
-        if (lse && std::isfinite(m)) {
-          double sum = 0;
-          for (double s : logits) sum += std::exp2(s - m);
-          S = m + std::log2(sum);
-          tau += detail::lse_tau_extra(static_cast<std::int64_t>(logits.size()), S);
-        }
-        if (nan) S = std::numeric_limits<double>::quiet_NaN();
-        e.score[e.at(h, r, b)] = S;
-        e.tau[e.at(h, r, b)] = tau;
+        const auto bsc = detail::block_score(logits.data(), taus.data(), logits.size(), lse);
+        e.score[e.at(h, r, b)] = bsc.score;
+        e.tau[e.at(h, r, b)] = bsc.tau;
       }
     }
   }

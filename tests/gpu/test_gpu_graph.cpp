@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/index_args.hpp"
 #include "gpu/indexer_launch.hpp"
 #include "gpu/launch_plan.hpp"
 #include "gpu_test_util.hpp"
@@ -196,27 +197,7 @@ std::vector<Step> make_steps(const GraphParam& gp) {
   return steps;
 }
 
-gpu::IndexArgs args_for(const Case& c) {
-  gpu::IndexArgs a;
-  a.R = c.R;
-  a.Hq = c.Hq;
-  a.Hk = c.Hk;
-  a.D = c.D;
-  a.S = c.S;
-  a.rows = c.rows;
-  a.width = c.width;
-  a.NB = c.NB();
-  a.block_size = c.cfg.block_size;
-  a.topk = c.cfg.topk;
-  a.init_blocks = c.cfg.init_blocks;
-  a.local_blocks = c.cfg.local_blocks;
-  a.score_lse = c.cfg.score_type == ScoreType::lse ? 1 : 0;
-  a.k_code = static_cast<int>(c.cfg.k_dtype);
-  a.packed_queries = c.cfg.packed_queries;
-  a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale);
-  a.k_scale = static_cast<float>(c.cfg.k_scale);
-  return a;
-}
+gpu::IndexArgs args_for(const Case& c) { return gpu::index_args(c, c.cfg.q_scale); }
 
 // Device state of one capture: inputs and outputs at the maximum shapes, plus separate
 // outputs for the eager launches (same inputs).
