@@ -4,6 +4,7 @@
 # (memcheck, racecheck, initcheck, synccheck) on a small test filter, and the benchmarks.
 # Logs go to $1, else $OUT, else ./gpu-check-out.
 #   STAGES="build test bench sanitize" (default all), ARCH=90a, JOBS=$(nproc), REPS=50,
+#   TARGETS="ixo" (build stage: only these targets instead of the GPU tests + everything),
 #   GPU_SLOTS=4 (GPU tests sharing one GPU at a time; ctest spreads them over every GPU through
 #   the resource spec of ci/gpu-resources.sh)
 # Prepare .deps here (machine with apt): mkdir -p .deps && cd .deps && apt-get download \
@@ -34,10 +35,16 @@ if has build; then
     -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_PREFIX_PATH="$deps/usr" \
     -DEigen3_DIR="$deps/usr/share/eigen3/cmake" > "$out/build.log" 2>&1
   rc=$?; note "configure rc=$rc"; [[ $rc == 0 ]] || { tail -30 "$out/build.log"; exit 1; }
+  if [[ -n "${TARGETS:-}" ]]; then
+    # Only these targets (e.g. TARGETS=ixo for the GPU mutation campaign, docs/mutation.md).
+    cmake --build "$B" -j"$JOBS" --target $TARGETS >> "$out/build.log" 2>&1
+    rc=$?; note "build ($TARGETS) rc=$rc"; [[ $rc == 0 ]] || { tail -40 "$out/build.log"; exit 1; }
+  else
   cmake --build "$B" -j"$JOBS" --target test_gpu test_gpu_graph test_graph_plan bench_gpu_index_step >> "$out/build.log" 2>&1
   rc=$?; note "build (test_gpu, test_gpu_graph, test_graph_plan, bench_gpu_index_step) rc=$rc"; [[ $rc == 0 ]] || { tail -40 "$out/build.log"; exit 1; }
   # Everything else too (for the full ctest), but a failure there does not stop the GPU check.
   cmake --build "$B" -j"$JOBS" -- -k 0 >> "$out/build.log" 2>&1; note "build (all) rc=$?"
+  fi
 fi
 export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 

@@ -1,0 +1,319 @@
+#!/usr/bin/python3
+"""Automatic operator mutator for kernels/common/indexer_common.hpp (a report, not a gate).
+
+Generates operator mutants of the shared formulas -- relational flips (< <= > >= == !=),
+arithmetic flips (+ - * /), +-1 on integer constants and bounds, swapped call arguments --
+builds each one in a scratch copy of the tree (CPU only, target `ixo`, one incremental build
+directory: the header is mutated, rebuilt, run, then restored) and runs
+
+    ixo mutate --no-mutants --backend cpu-rows --backend cpu-packed
+
+A nonzero exit (or a timeout / crash) kills the mutant; a mutant that does not compile is
+'stillborn' (neither killed nor surviving). Lines that hold IXO_MUTANT switches, comments and
+preprocessor lines are not mutated. Writes a markdown table and a JSON file.
+
+  /usr/bin/python3 ci/mutate-operators.py [--max N] [--scratch DIR] [--out FILE.md]
+      [--json FILE.json] [--list] [--only ID ...] [--property-cases N] [--timeout S]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = "kernels/common/indexer_common.hpp"
+
+
+def code_part(line):
+    """The code of a line without a trailing // comment (string literals do not occur)."""
+    i = line.find("//")
+    return line if i < 0 else line[:i]
+
+
+def mutable_line(line):
+    s = line.strip()
+    if not s or s.startswith("//") or s.startswith("#") or s.startswith("*") or s.startswith("/*"):
+        return False
+    if "IXO_MUTANT" in line or "mutants::" in line:
+        return False
+    return True
+
+
+# Operator tokens with the replacement(s) each gets; matched only where the neighbours do
+# not extend the token (<<, >>, ->, ++, +=, template brackets are excluded below).
+REL = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!="], "!=": ["=="]}
+ARITH = {"+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"]}
+TOKEN_RE = re.compile(r"<<=|>>=|<<|>>|<=|>=|==|!=|->|\+\+|--|\+=|-=|\*=|/=|&&|\|\||[<>+\-*/]")
+
+
+def operator_mutants(lineno, line):
+    out = []
+    code = code_part(line)
+    for m in TOKEN_RE.finditer(code):
+        tok = m.group(0)
+        a, b = m.start(), m.end()
+        before = code[:a].rstrip()
+        after = code[b:].lstrip()
+        if tok in REL:
+            # skip template brackets / casts: static_cast<...>, std::int64_t> etc.
+            if tok in ("<", ">") and (re.search(r"(cast|template|std::\w+)\s*$", before) or before.endswith("_cast")):
+                continue
+            if tok == ">" and re.search(r"static_cast<[^>]*$", code[:a]):
+                continue
+            if tok == "<" and re.match(r"\s*(std::)?u?int\d+_t\s*>", code[b:]):
+                continue
+            for r in REL[tok]:
+                out.append(("relational", lineno, a, tok, r))
+        elif tok in ARITH:
+            if tok == "*" and (re.search(r"(float|int|std::\w+|const)\s*$", before) or after.startswith(")")):
+                continue  # pointer declarators / casts
+            if tok == "-" and (not before or before[-1] in "(=,?:<>!&|+-*/" or before.endswith("return")):
+                continue  # unary minus
+            if tok == "+" and (not before or before[-1] in "(=,?:"):
+                continue
+            for r in ARITH[tok]:
+                out.append(("arithmetic", lineno, a, tok, r))
+    return out
+
+
+INT_RE = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
+
+
+def constant_mutants(lineno, line):
+    out = []
+    code = code_part(line)
+    for m in INT_RE.finditer(code):
+        v = int(m.group(1))
+        # array sizes / shifts of bit patterns are fine to mutate too; hex literals are skipped by the regex
+        out.append(("constant", lineno, m.start(), m.group(1), str(v + 1)))
+        if v > 0:
+            out.append(("constant", lineno, m.start(), m.group(1), str(v - 1)))
+    return out
+
+
+CALL_RE = re.compile(r"\b(\w+)\(([A-Za-z_][\w.\[\]]*), ([A-Za-z_][\w.\[\]]*)\)")
+TERNARY_RE = re.compile(r"\? ([^:;?]+?) : ([^;?]+?)(;|\)$|\);)")
+
+
+def swap_mutants(lineno, line):
+    out = []
+    code = code_part(line)
+    for m in CALL_RE.finditer(code):
+        if m.group(1) in ("if", "while", "for", "return", "sizeof", "__builtin_memcpy"):
+            continue
+        a, b = m.group(2), m.group(3)
+        if a == b:
+            continue
+        orig = m.group(0)
+        new = f"{m.group(1)}({b}, {a})"
+        out.append(("swap", lineno, m.start(), orig, new))
+    for m in TERNARY_RE.finditer(code):
+        x, y = m.group(1).strip(), m.group(2).strip()
+        if x == y:
+            continue
+        orig = f"? {m.group(1)} : {m.group(2)}"
+        new = f"? {m.group(2)} : {m.group(1)}"
+        out.append(("swap", lineno, m.start(), orig, new))
+    return out
+
+
+def generate(lines):
+    muts = []
+    in_block_comment = False
+    switch_depth = 0  # > 0 inside the braces of an `if (IXO_MUTANT(...)) {` block: dead code unmutated
+    for i, line in enumerate(lines):
+        if "/*" in line and "*/" not in line:
+            in_block_comment = True
+        if in_block_comment:
+            if "*/" in line:
+                in_block_comment = False
+            continue
+        code = code_part(line)
+        if switch_depth > 0:
+            switch_depth += code.count("{") - code.count("}")
+            continue
+        if "IXO_MUTANT" in code and code.rstrip().endswith("{"):
+            switch_depth = code.count("{") - code.count("}")
+            continue
+        if not mutable_line(line):
+            continue
+        # `int mutant = 0` defaults select no mutant; other ids on a default are equivalent too.
+        cm = [m for m in constant_mutants(i, line) if not re.search(r"mutant = $", code_part(line)[:m[2]])]
+        muts += operator_mutants(i, line) + cm + swap_mutants(i, line)
+    # Deduplicate identical resulting lines.
+    seen, uniq = set(), []
+    for kind, ln, col, orig, rep in muts:
+        key = (ln, col, orig, rep)
+        if key in seen:
+            continue
+        seen.add(key)
+        uniq.append({"kind": kind, "line": ln + 1, "col": col, "orig": orig, "repl": rep})
+    return uniq
+
+
+def apply(lines, m):
+    i = m["line"] - 1
+    line = lines[i]
+    col = m["col"]
+    assert line[col:col + len(m["orig"])] == m["orig"], (m, line)
+    new = line[:col] + m["repl"] + line[col + len(m["orig"]):]
+    return lines[:i] + [new] + lines[i + 1:]
+
+
+def pick(muts, n):
+    """A deterministic spread over the file: round-robin over kinds, in file order."""
+    if n <= 0 or n >= len(muts):
+        return muts
+    by_kind = {}
+    for m in muts:
+        by_kind.setdefault(m["kind"], []).append(m)
+    # take evenly spaced mutants of each kind, in proportion but at least a few per kind
+    share = {k: max(6, round(n * len(v) / len(muts))) for k, v in by_kind.items()}
+    while sum(share.values()) > n:
+        k = max(share, key=lambda k: share[k])
+        share[k] -= 1
+    chosen = []
+    for k, v in by_kind.items():
+        s = min(share[k], len(v))
+        step = len(v) / s
+        chosen += [v[int(j * step)] for j in range(s)]
+    chosen.sort(key=lambda m: (m["line"], m["col"], m["repl"]))
+    return chosen
+
+
+def sh(cmd, cwd, timeout=None, log=None):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
+                           text=True, errors="replace")
+        rc, out = p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        rc, out = "timeout", (e.stdout or "") if isinstance(e.stdout, str) else ""
+    if log:
+        with open(log, "a") as f:
+            f.write(f"$ {' '.join(cmd)}  (rc {rc}, {time.time() - t0:.1f} s)\n{out[-4000:]}\n")
+    return rc, out, time.time() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--max", type=int, default=60, help="mutants to run (0: all generated)")
+    ap.add_argument("--scratch", default="/tmp/ixo-opmut")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "mutation-operators.md"))
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--list", action="store_true", help="only list the generated mutants")
+    ap.add_argument("--only", type=int, nargs="*", help="run only these mutant numbers")
+    ap.add_argument("--property-cases", type=int, default=30)
+    ap.add_argument("--timeout", type=int, default=240, help="seconds per ixo run")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+
+    src_lines = open(os.path.join(ROOT, TARGET)).read().split("\n")
+    muts = pick(generate(src_lines), a.max)
+    for n, m in enumerate(muts, 1):
+        m["n"] = n
+        m["code"] = src_lines[m["line"] - 1].strip()
+    if a.list:
+        for m in muts:
+            print(f"{m['n']:3} {m['kind']:<10} L{m['line']:<4} {m['orig']!r} -> {m['repl']!r}: {src_lines[m['line'] - 1].strip()}")
+        return 0
+    if a.only:
+        muts = [m for m in muts if m["n"] in a.only]
+
+    src, build = os.path.join(a.scratch, "src"), os.path.join(a.scratch, "build")
+    log = os.path.join(a.scratch, "log.txt")
+    os.makedirs(a.scratch, exist_ok=True)
+    # Scratch copy of the tracked + untracked source files (no build folders, no .git).
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, stdout=subprocess.PIPE,
+                           text=True, check=True).stdout.split("\n")
+    for f in files:
+        if not f or not os.path.isfile(os.path.join(ROOT, f)):
+            continue
+        d = os.path.join(src, f)
+        os.makedirs(os.path.dirname(d), exist_ok=True)
+        if not os.path.exists(d) or open(os.path.join(ROOT, f), "rb").read() != open(d, "rb").read():
+            shutil.copy2(os.path.join(ROOT, f), d)
+    target = os.path.join(src, TARGET)
+    pristine = "\n".join(src_lines)
+    with open(target, "w") as f:
+        f.write(pristine)
+    if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        rc, out, _ = sh(["cmake", "-S", src, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DIXO_CUDA=OFF",
+                         "-DIXO_WERROR=OFF"], ROOT, log=log)
+        if rc != 0:
+            print(out[-3000:])
+            return 2
+    build_cmd = ["cmake", "--build", build, "-j", str(a.jobs), "--target", "ixo"]
+    ixo = os.path.join(build, "tools", "ixo", "ixo")
+    run_cmd = [ixo, "mutate", "--no-mutants", "--backend", "cpu-rows", "--backend", "cpu-packed",
+               "--property-cases", str(a.property_cases)]
+    rc, out, t = sh(build_cmd, ROOT, log=log)
+    if rc != 0:
+        print("pristine build failed:\n" + out[-3000:])
+        return 2
+    rc, out, t = sh(run_cmd, ROOT, timeout=a.timeout * 2, log=log)
+    if rc != 0:
+        print("the unmutated run fails:\n" + out[-3000:])
+        return 2
+    print(f"pristine: builds and passes ({t:.1f} s); {len(muts)} mutants", flush=True)
+
+    env_note = []
+    results = []
+    t_all = time.time()
+    try:
+        for m in muts:
+            mutated = "\n".join(apply(src_lines, m))
+            with open(target, "w") as f:
+                f.write(mutated)
+            rc, out, tb = sh(build_cmd, ROOT, log=log)
+            if rc != 0:
+                m.update(status="stillborn", build_s=round(tb, 1), run_s=0, by="compile error")
+            else:
+                rc, out, tr = sh(run_cmd, ROOT, timeout=a.timeout, log=log)
+                m["build_s"], m["run_s"] = round(tb, 1), round(tr, 1)
+                if rc == 0:
+                    m.update(status="SURVIVED", by="-")
+                else:
+                    by = "timeout" if rc == "timeout" else f"exit {rc}"
+                    f = re.search(r"UNMUTATED SUITE FAILS at (\S+): ", out)
+                    if f:
+                        by = f.group(1)
+                    elif rc not in (1, "timeout"):
+                        by = f"crash (exit {rc})"
+                    m.update(status="killed", by=by)
+            print(f"{m['n']:3} {m['kind']:<10} L{m['line']:<4} {m['orig']} -> {m['repl']:<12} {m['status']:<9} "
+                  f"{m['by']:<34} build {m['build_s']:5.1f} s run {m['run_s']:5.1f} s", flush=True)
+            results.append(m)
+    finally:
+        with open(target, "w") as f:
+            f.write(pristine)
+    total = time.time() - t_all
+    killed = sum(m["status"] == "killed" for m in results)
+    surv = [m for m in results if m["status"] == "SURVIVED"]
+    still = sum(m["status"] == "stillborn" for m in results)
+    viable = killed + len(surv)
+    summary = (f"{len(results)} mutants: {killed} killed, {len(surv)} survived, {still} stillborn; "
+               f"score {100.0 * killed / viable if viable else 0:.1f} % of {viable} viable; {total / 60:.1f} min")
+    print(summary)
+    lines = ["| # | kind | line | mutation | code | result | killed by | build s | run s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for m in results:
+        code = src_lines[m["line"] - 1].strip().replace("|", "\\|")
+        if len(code) > 70:
+            code = code[:67] + "..."
+        lines.append(f"| {m['n']} | {m['kind']} | {m['line']} | `{m['orig']}` → `{m['repl']}` | `{code}` | "
+                     f"{m['status']} | {m['by']} | {m['build_s']} | {m['run_s']} |")
+    with open(a.out, "w") as f:
+        f.write("<!-- generated by ci/mutate-operators.py -->\n" + summary + "\n\n" + "\n".join(lines) + "\n")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"summary": summary, "mutants": results}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
