@@ -4,6 +4,7 @@
 // Design notes: docs/gpu-kernels.md.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/gpu_port.hpp"
 #include "indexer_common.hpp"
@@ -215,6 +216,32 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
   return static_cast<std::uint32_t>(lut[two & 0xFFu]) | (static_cast<std::uint32_t>(lut[(two >> 8) & 0xFFu]) << 16);
 }
 
+// Branch-free fp8 widening of e4m3fn / e5m2 (no NaN / Inf code among the 4 bytes): the
+// code's magnitude bits are moved into bf16 position with integer operations, giving the
+// value times 2^-120 (e4m3fn) or 2^-112 (e5m2) as a bf16 (subnormal fp8 codes become
+// subnormal bf16s with the same scale), then one bf16x2 multiply by the power of two
+// restores the value: exact, so the B fragments are the same bits as the cvt path's.
+// fp8x4_special: bit 7 of a byte is set iff that byte is a NaN (or e5m2 Inf) code.
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x4_special(std::uint32_t w) {
+  constexpr std::uint32_t kMag = KC == cm::kE5m2 ? 0x7C7C7C7Cu : 0x7F7F7F7Fu;
+  constexpr std::uint32_t kInc = KC == cm::kE5m2 ? 0x04040404u : 0x01010101u;
+  return (w & kMag) + kInc;
+}
+// Bytes (b_lo, b_hi) of w picked by sel into bits 8-15 / 24-31 -> bf16x2 (b_lo low).
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2_int(std::uint32_t w, unsigned sel) {
+  constexpr int kShift = KC == cm::kE5m2 ? 3 : 4;            // magnitude bits -> bf16 position
+  constexpr std::uint32_t kSign = 0x80008000u >> kShift;  // where the sign bits land
+  constexpr std::uint32_t kFix = (1u << kShift) - 1u;       // y + kFix * sign moves them to bits 15 / 31
+  constexpr std::uint32_t kScale = KC == cm::kE5m2 ? 0x77807780u : 0x7B807B80u;  // 2^112 / 2^120
+  const std::uint32_t y = __byte_perm(w, 0u, sel) >> kShift;
+  const std::uint32_t r = y + kFix * (y & kSign);
+  std::uint32_t d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(r), "r"(kScale), "r"(0x80008000u));
+  return d;
+}
+
 // 16-byte global -> shared copy that bypasses registers (zero-filled when src_bytes == 0).
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -236,6 +263,10 @@ struct MmaCfg {
   static constexpr int kStages = kFp8 ? 4 : 3;
   static constexpr int kSmemBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;
 };
+
+constexpr int kSplitMaxRem = 3;  // remainder blocks of a CTA (n % 4)
+constexpr int kSplitMaxSub = 8;  // sub-tiles per block (block size <= 256) for the split
+constexpr int kSlotAhead = 4;    // req_to_token entries loaded this many sub-tiles ahead
 
 template <int D, int KC>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_mma_kernel(ScoreParams p) {
@@ -266,7 +297,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
   cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1, p.mutant);
-  if (b0 + warp >= b1) return;  // warp-uniform; no block-level barrier follows
+  if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
   const RowMeta m0 = tile_row_meta(p, first, kvh, grp, Lg);
   const RowMeta m1 = tile_row_meta(p, first, kvh, grp + 8, Lg);
@@ -292,25 +323,56 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
 
   const bool lse = p.lse != 0;
   const int nsub = (p.bs + 31) / 32;
-  const std::int64_t nblk_w = (b1 - b0 - warp + 3) / 4;
-  const std::int64_t total = nblk_w * nsub;
+  // Block split of the CTA: warp w scores blocks b0 + w, b0 + w + 4, ... whole. For max
+  // scores (no lse) of a range of n >= 4 blocks that is not a multiple of 4, the last n % 4
+  // blocks are instead cut into their sub-tiles, dealt round-robin to the 4 warps and merged
+  // by max through shared memory, so every warp streams the same number of sub-tiles (give
+  // or take one). A max does not depend on the order of its operands (NaN logits are dropped
+  // either way), so the bits equal the whole-block path's. lse keeps whole blocks (its sum
+  // is order-dependent). The decision is CTA-uniform; with it every warp reaches the barrier.
+  __shared__ float part[kSplitMaxRem][kSplitMaxSub][cm::kTileRows];
+  const std::int64_t nblk = b1 - b0;
+  const bool split = !lse && nblk >= 4 && (nblk & 3) != 0 && nsub <= kSplitMaxSub;
+  const std::int64_t nfull_w = split ? nblk / 4 : (nblk - warp + 3) / 4;  // whole blocks of this warp
+  const int rem = split ? static_cast<int>(nblk & 3) : 0;
+  const std::int64_t full_tiles = nfull_w * nsub;
+  const std::int64_t total = full_tiles + (split ? (rem * nsub - warp + 3) / 4 : 0);
+  const std::int64_t b_rem = b0 + (nblk & ~std::int64_t{3});  // first block of the remainder
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
   const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, p.pack, p.mutant)) * D * kEsz + tig * 16;
   const bool use_lut = IXO_MUTANT(p.mutant, mutants::fp8_cast_dropped);
 
-  auto tile_start = [&](std::int64_t it, int* off0) -> std::int64_t {
-    const std::int64_t b = b0 + warp + 4 * (it / nsub);
-    *off0 = static_cast<int>(it % nsub) * 32;
+  // First token of sub-tile it, its offset in its block, and its remainder index (-1: whole block).
+  auto tile_start = [&](std::int64_t it, int* off0, int* q) -> std::int64_t {
+    std::int64_t b;
+    if (it < full_tiles) {
+      b = b0 + warp + 4 * (it / nsub);
+      *off0 = static_cast<int>(it % nsub) * 32;
+      *q = -1;
+    } else {
+      const int qq = warp + 4 * static_cast<int>(it - full_tiles);
+      b = b_rem + qq / nsub;
+      *off0 = (qq % nsub) * 32;
+      *q = qq;
+    }
     return b * p.bs + *off0;
   };
-  // Token slot of this lane's token in sub-tile it (-1: not loaded).
-  auto load_slot = [&](std::int64_t it) -> std::int64_t {
+  // This lane's token of sub-tile it (-1: not loaded), its req_to_token entry, and its slot
+  // (-1: not loaded). The entries are loaded kSlotAhead sub-tiles before their copies are
+  // issued, so the dependent req_to_token -> K latency is hidden behind several sub-tiles.
+  auto lane_token = [&](std::int64_t it) -> std::int64_t {
     if (it >= total) return -1;
-    int off0;
-    const std::int64_t t = tile_start(it, &off0) + lane;
-    if (off0 + lane >= p.bs || t >= Lg) return -1;
-    return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S, p.mutant);
+    int off0, q;
+    const std::int64_t t = tile_start(it, &off0, &q) + lane;
+    return off0 + lane >= p.bs || t >= Lg ? -1 : t;
+  };
+  auto load_r2t = [&](std::int64_t it) -> std::int32_t {
+    const std::int64_t t = lane_token(it);
+    return t >= 0 ? __ldg(r2t_row + t) : 0;
+  };
+  auto to_slot = [&](std::int64_t it, std::int32_t raw) -> std::int64_t {
+    return lane_token(it) >= 0 ? cm::wrap_slot(static_cast<std::int64_t>(raw), p.S, p.mutant) : -1;
   };
   // Each lane copies its own 16-byte pieces into the warp's ring and later reads back
   // exactly those pieces: no other thread touches them, so cp.async.wait_group suffices.
@@ -328,14 +390,19 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
 
 #pragma unroll
   for (int i = 0; i < kNS - 1; ++i) {
-    if (i < total) issue(i, load_slot(i));
+    if (i < total) issue(i, to_slot(i, load_r2t(i)));
     cp_async_commit();
   }
-  std::int64_t slot_next = load_slot(kNS - 1);
+  std::int32_t r2t_ahead[kSlotAhead];  // entries of sub-tiles it + kNS - 1 + i
+#pragma unroll
+  for (int i = 0; i < kSlotAhead; ++i) r2t_ahead[i] = load_r2t(kNS - 1 + i);
   uint4 kc[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
   state_reset(st1);
+  // e4m3fn / e5m2 with the hardware path: sub-tiles without NaN / Inf codes (checked once
+  // per sub-tile, warp-uniform) take the integer widening, the others the cvt path.
+  constexpr bool kIntWiden = IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
 
   for (std::int64_t it = 0; it < total; ++it) {
     cp_async_wait<kNS - 2>();
@@ -346,45 +413,68 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
 #pragma unroll
         for (int l = 0; l < kNL; ++l) kc[j][l] = st[(j * kNL + l) * 32 + lane];
     }
-    if (it + kNS - 1 < total) issue(it + kNS - 1, slot_next);
+    if (it + kNS - 1 < total) issue(it + kNS - 1, to_slot(it + kNS - 1, r2t_ahead[0]));
     cp_async_commit();
-    slot_next = load_slot(it + kNS);
+#pragma unroll
+    for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
+    r2t_ahead[kSlotAhead - 1] = load_r2t(it + kNS - 1 + kSlotAhead);
 
-    int off0;
-    const std::int64_t t0 = tile_start(it, &off0);
+    int off0, q;
+    const std::int64_t t0 = tile_start(it, &off0, &q);
     float v0[8], v1[8];
+    auto dots = [&](auto int_widen) {
+      constexpr bool kInt = decltype(int_widen)::value;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+      for (int j = 0; j < 4; ++j) {
+        float acc[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-      for (int l = 0; l < kNL; ++l) {
-        const std::uint32_t w[4] = {kc[j][l].x, kc[j][l].y, kc[j][l].z, kc[j][l].w};
+        for (int l = 0; l < kNL; ++l) {
+          const std::uint32_t w[4] = {kc[j][l].x, kc[j][l].y, kc[j][l].z, kc[j][l].w};
 #pragma unroll
-        for (int sub = 0; sub < kStepsPerLoad; ++sub) {
-          std::uint32_t bb0, bb1;
-          if constexpr (kFp8) {
-            bb0 = fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, lut, use_lut);
-            bb1 = fp8x2_to_bf16x2<KC>(w[sub] >> 16, lut, use_lut);
-          } else {
-            bb0 = w[2 * sub];
-            bb1 = w[2 * sub + 1];
+          for (int sub = 0; sub < kStepsPerLoad; ++sub) {
+            std::uint32_t bb0, bb1;
+            if constexpr (kInt) {
+              bb0 = fp8x2_to_bf16x2_int<KC>(w[sub], 0x1404u);
+              bb1 = fp8x2_to_bf16x2_int<KC>(w[sub], 0x3424u);
+            } else if constexpr (kFp8) {
+              bb0 = fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, lut, use_lut);
+              bb1 = fp8x2_to_bf16x2<KC>(w[sub] >> 16, lut, use_lut);
+            } else {
+              bb0 = w[2 * sub];
+              bb1 = w[2 * sub + 1];
+            }
+            mma_bf16(acc, qa[l * kStepsPerLoad + sub], bb0, bb1);
           }
-          mma_bf16(acc, qa[l * kStepsPerLoad + sub], bb0, bb1);
+        }
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int off = off0 + j * 8 + tig * 2 + e;
+          const std::int64_t t = t0 + j * 8 + tig * 2 + e;
+          const bool in_blk = off < p.bs;
+          v0[j * 2 + e] = in_blk ? cm::masked_logit(t < m0.L_mask, acc[e] * p.mult, p.mutant) : -INFINITY;
+          v1[j * 2 + e] = in_blk ? cm::masked_logit(t < m1.L_mask, acc[2 + e] * p.mult, p.mutant) : -INFINITY;
         }
       }
+    };
+    if constexpr (kIntWiden) {
+      std::uint32_t special = 0;
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int off = off0 + j * 8 + tig * 2 + e;
-        const std::int64_t t = t0 + j * 8 + tig * 2 + e;
-        const bool in_blk = off < p.bs;
-        v0[j * 2 + e] = in_blk ? cm::masked_logit(t < m0.L_mask, acc[e] * p.mult, p.mutant) : -INFINITY;
-        v1[j * 2 + e] = in_blk ? cm::masked_logit(t < m1.L_mask, acc[2 + e] * p.mult, p.mutant) : -INFINITY;
-      }
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int l = 0; l < kNL; ++l)
+          special |= fp8x4_special<KC>(kc[j][l].x) | fp8x4_special<KC>(kc[j][l].y) | fp8x4_special<KC>(kc[j][l].z) |
+                     fp8x4_special<KC>(kc[j][l].w);
+      if (__all_sync(0xffffffffu, !use_lut && (special & 0x80808080u) == 0u))
+        dots(std::true_type{});
+      else
+        dots(std::false_type{});
+    } else {
+      dots(std::false_type{});
     }
     state_add(st0, v0, lse, p.mutant);
     state_add(st1, v1, lse, p.mutant);
 
-    if (off0 + 32 >= p.bs) {  // last sub-tile of the block: reduce over the 4 lanes of a row
+    if (q >= 0 || off0 + 32 >= p.bs) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
 #pragma unroll
       for (int x = 1; x <= 2; x <<= 1) {
         BlockState o0{__shfl_xor_sync(0xffffffffu, st0.m, x), __shfl_xor_sync(0xffffffffu, st0.s, x)};
@@ -402,15 +492,31 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
         }
       }
       if (tig == 0) {
-        const std::int64_t b = (t0 - off0) / p.bs;
-        write_block(m0, b, state_score(st0, lse, p.mutant), p);
-        write_block(m1, b, state_score(st1, lse, p.mutant), p);
+        if (q >= 0) {
+          part[q / nsub][q % nsub][grp] = st0.m;
+          part[q / nsub][q % nsub][grp + 8] = st1.m;
+        } else {
+          const std::int64_t b = (t0 - off0) / p.bs;
+          write_block(m0, b, state_score(st0, lse, p.mutant), p);
+          write_block(m1, b, state_score(st1, lse, p.mutant), p);
+        }
       }
       state_reset(st0);
       state_reset(st1);
     }
   }
   cp_async_wait<0>();
+  if (split) {
+    __syncthreads();
+    for (int x = threadIdx.x; x < rem * cm::kTileRows; x += blockDim.x) {
+      const int rb = x / cm::kTileRows, i = x % cm::kTileRows;
+      const RowMeta m = tile_row_meta(p, first, kvh, i, Lg);
+      BlockState sb;
+      state_reset(sb);
+      for (int s = 0; s < nsub; ++s) sb.m = fmaxf(sb.m, part[rb][s][i]);
+      write_block(m, b_rem + rb, state_score(sb, false, p.mutant), p);
+    }
+  }
 }
 #endif  // IXO_GPU_CUDA
 
