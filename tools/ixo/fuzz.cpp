@@ -28,7 +28,7 @@ struct Failing {
 // tier 3 for exact values) and, for a packed backend, equal its per-row twin bitwise.
 // The last failing case seen is the shrunk counterexample (RapidCheck keeps shrinking
 // only while the property still fails).
-void fuzz_body(Backend& b, Backend* twin, gen::Knobs knobs, std::optional<Failing>& last) {
+void fuzz_body(Backend& b, Backend* twin, gen::Knobs knobs, const RunOptions& run, std::optional<Failing>& last) {
   const GenSpec spec = *gen::spec(knobs);
   const auto seed = *rc::gen::arbitrary<std::uint32_t>();
   const Case c = generate(spec, seed);
@@ -36,9 +36,9 @@ void fuzz_body(Backend& b, Backend* twin, gen::Knobs knobs, std::optional<Failin
   JudgeOptions opt;
   opt.check_poison = true;
   opt.exact_ids = spec.values == Values::exact;
-  const Observed o = b.run(c);
+  const Observed o = b.run(c, run);
   Verdict v = judge(c, oracle(c), o, opt);
-  if (v.pass && twin) v = compare_bitwise(twin->run(c), o);
+  if (v.pass && twin) v = compare_bitwise(twin->run(c, run), o);
   if (!v.pass) {
     last = Failing{spec, seed, v.summary()};
     RC_FAIL(v.summary());
@@ -62,6 +62,8 @@ int run_fuzz(const FuzzOptions& o) {
   if (backends.empty()) throw InputError("backend", "no selected backend can run here");
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  RunOptions run;
+  run.mutant = o.mutant;
   const Values families[] = {Values::gaussian, Values::gaussian, Values::exact, Values::near_tie};
   int failures = 0, runs = 0, cases = 0;
   for (std::uint64_t k = 0; elapsed() < o.seconds; ++k) {
@@ -83,7 +85,7 @@ int run_fuzz(const FuzzOptions& o) {
       params.maxSuccess = o.cases_per_seed;
       rc::detail::TestMetadata md;
       md.id = "fuzz/" + b->name();
-      const auto result = rc::detail::checkTestable([&] { fuzz_body(*b, twin.get(), knobs, last); }, md, params);
+      const auto result = rc::detail::checkTestable([&] { fuzz_body(*b, twin.get(), knobs, run, last); }, md, params);
       ++runs;
       if (result.template is<rc::detail::SuccessResult>()) {
         cases += result.template get<rc::detail::SuccessResult>().numSuccess;
@@ -97,8 +99,9 @@ int run_fuzz(const FuzzOptions& o) {
         save_case(c, dir);
         std::ofstream(std::filesystem::path(dir) / "spec.json") << spec_to_json(last->spec);
         std::ofstream(std::filesystem::path(dir) / "failure.txt")
-            << fmt::format("backend {}\nfuzz seed {} (ixo fuzz --seed {} --backend {} --seconds 5)\ngenerator seed {}\n{}\n",
-                           b->name(), seed, seed, b->name(), last->seed, last->summary);
+            << fmt::format("backend {}{}\nfuzz seed {} (ixo fuzz --seed {} --backend {} --seconds 5{})\ngenerator seed {}\n{}\n",
+                           b->name(), o.mutant ? fmt::format(" with mutant {}", o.mutant) : "", seed, seed, b->name(),
+                           o.mutant ? fmt::format(" --mutant {}", o.mutant) : "", last->seed, last->summary);
         if (last->spec.values == Values::exact) std::ofstream(std::filesystem::path(dir) / "exact_ids") << "1\n";
         where = dir;
       }

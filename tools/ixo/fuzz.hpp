@@ -14,6 +14,7 @@ struct FuzzOptions {
   int shard = 0, shards = 1;          // seeds seed + shard, seed + shard + shards, ...
   int cases_per_seed = 25;
   std::string out_dir;                // where regressions go
+  int mutant = 0;                     // test builds: run the backends with this catalogued bug
 };
 
 // Returns the number of failures found (0 = clean).

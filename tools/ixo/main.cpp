@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   fuzz->add_option("--shard", shard, "i/n: this process takes seeds seed+i, seed+i+n, ...");
   fuzz->add_option("--cases", fuzz_opt.cases_per_seed, "cases per seed");
   fuzz->add_option("--out", fuzz_opt.out_dir, "where shrunk failing cases are written");
+  fuzz->add_option("--mutant", fuzz_opt.mutant, "run with a catalogued kernel bug (test builds; shows what a failure looks like)");
 
   ixo::MutateOptions mut_opt;
   auto* mutate = app.add_subcommand("mutate", "mutation campaign: every catalogued kernel bug must be killed");
