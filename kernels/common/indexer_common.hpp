@@ -155,6 +155,12 @@ IXO_HD float fp8_to_float(std::uint8_t c, int code, int mutant = 0) {
   return e == 0 ? sign * ldexpf(static_cast<float>(m), -9) : sign * ldexpf(static_cast<float>(8 + m), e - 10);
 }
 
+// The K format a launch decodes with: the case's k_dtype (mutant fn_as_fnuz: e4m3fn
+// dispatched as e4m3fnuz, a host-side dtype mix-up).
+IXO_HD int launch_k_code(int k_code, int mutant = 0) {
+  return (IXO_MUTANT(mutant, mutants::fn_as_fnuz) && k_code == kE4m3fn) ? kE4m3fnuz : k_code;
+}
+
 // Top-k ordering key: larger key ranks first. Score descending (NaN ranks lowest, +0 above
 // -0), then the lower block id first.
 IXO_HD std::uint64_t topk_key(float score, std::int32_t id, int mutant = 0) {

@@ -64,6 +64,8 @@
     "packed rows with Hk > 1", "fixture:gqa-8-2")                                                                     \
   X(26, stray_column_write, "common", "the scorer also writes column nb of each row (one past its blocks)",             \
     "rows shorter than the table width", "fixture:boundary-32767")                                                              \
+  X(27, fn_as_fnuz, "common", "e4m3fn K dispatched as e4m3fnuz (bias 8: every value halved, 0x80 read as NaN)",        \
+    "e4m3fn K with scores checked", "fixture:exact-tie-free")                                                             \
   /* CP mutants (kernels/common/cp_common.hpp, cpu-cp / cuda-cp); tests/cp kills each one too. */                     \
   X(601, cp_contiguous_shards, "cp", "CP shard = contiguous block range r*LOCAL+l scored, labelled with the strided ids l*WORLD+r", \
     "WORLD >= 2, any non-trivial row", "fixture:exact-tie-free")                                                          \

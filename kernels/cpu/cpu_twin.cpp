@@ -213,7 +213,7 @@ Observed run_twin(const Case& c, bool packed, const RunOptions& options) {
   a.init = c.cfg.init_blocks;
   a.local = c.cfg.local_blocks;
   a.lse = c.cfg.score_type == ScoreType::lse;
-  a.kcode = static_cast<int>(c.cfg.k_dtype);
+  a.kcode = cm::launch_k_code(static_cast<int>(c.cfg.k_dtype), options.mutant);
   a.eb = cm::k_element_bytes(a.kcode);
   a.mutant = options.mutant;
   if (a.eb == 1)

@@ -44,6 +44,7 @@ class CudaBackend final : public Backend {
     const std::int64_t NB = c.NB();
     const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
     gpu::IndexArgs a = gpu::index_args(c, q_scale);
+    a.k_code = common::launch_k_code(a.k_code, options.mutant);
     a.num_chunks = options.force_num_chunks;
     a.mutant = options.mutant;
 
