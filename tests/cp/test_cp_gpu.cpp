@@ -27,6 +27,7 @@ using ixo::Expected;
 using ixo::Observed;
 using ixo::RunOptions;
 using ixo::test::NamedCase;
+using ixo::test::clear_margin;
 namespace cc = ixo::common::cp;
 namespace ct = ixo::cptest;
 
@@ -36,20 +37,6 @@ namespace ct = ixo::cptest;
     if (!ixo::make_cuda_cp_backend()->available(&why_)) GTEST_SKIP() << why_;  \
   } while (0)
 
-bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r) {
-  const std::int64_t nb = e.nb[r];
-  if (nb <= e.topk) return true;
-  std::vector<std::int64_t> ids(nb);
-  for (std::int64_t b = 0; b < nb; ++b) ids[b] = b;
-  std::sort(ids.begin(), ids.end(), [&](std::int64_t a, std::int64_t b) {
-    const double sa = e.score[e.at(h, r, a)], sb = e.score[e.at(h, r, b)];
-    return sa != sb ? sa > sb : a < b;
-  });
-  const double k = e.score[e.at(h, r, ids[e.topk - 1])], k1 = e.score[e.at(h, r, ids[e.topk])];
-  const double tk = e.tau[e.at(h, r, ids[e.topk - 1])], tk1 = e.tau[e.at(h, r, ids[e.topk])];
-  if (!std::isfinite(k) || !std::isfinite(k1)) return false;
-  return (k - k1) > 2.0 * (tk + tk1) && k != k1;
-}
 
 void check_gpu(const Case& c, bool exact, const std::string& what) {
   const Expected e = ixo::oracle(c);

@@ -16,22 +16,6 @@ namespace {
 
 class CudaCases : public ::testing::TestWithParam<NamedCase> {};
 
-// True when the oracle's top-k of (h, r) is separated from the rest by more than the
-// error bounds (so every correct kernel must pick exactly these ids).
-bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r) {
-  const std::int64_t nb = e.nb[r];
-  if (nb <= e.topk) return true;
-  std::vector<std::int64_t> ids(nb);
-  for (std::int64_t b = 0; b < nb; ++b) ids[b] = b;
-  std::sort(ids.begin(), ids.end(), [&](std::int64_t a, std::int64_t b) {
-    const double sa = e.score[e.at(h, r, a)], sb = e.score[e.at(h, r, b)];
-    return sa != sb ? sa > sb : a < b;
-  });
-  const double k = e.score[e.at(h, r, ids[e.topk - 1])], k1 = e.score[e.at(h, r, ids[e.topk])];
-  const double tk = e.tau[e.at(h, r, ids[e.topk - 1])], tk1 = e.tau[e.at(h, r, ids[e.topk])];
-  if (!std::isfinite(k) || !std::isfinite(k1)) return false;
-  return (k - k1) > 2.0 * (tk + tk1) && k != k1;
-}
 
 TEST_P(CudaCases, RowsPackedOracleTwin) {
   IXO_REQUIRE_CUDA();

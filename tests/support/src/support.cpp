@@ -1,5 +1,7 @@
 #include "ixo_test/support.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace ixo::test {
@@ -297,6 +299,22 @@ JudgeOptions kernel_judge_options(bool exact_ids, std::uint32_t poison_bits) {
 
 ::testing::AssertionResult bitwise_equal(const Observed& a, const Observed& b, const Case& c, const std::string& what) {
   return verdict_ok(compare_bitwise(a, b), c, what);
+}
+
+bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r) {
+  const std::int64_t nb = e.nb[r];
+  if (nb <= e.topk) return true;
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(nb));
+  for (std::int64_t b = 0; b < nb; ++b) ids[static_cast<std::size_t>(b)] = b;
+  std::sort(ids.begin(), ids.end(), [&](std::int64_t a, std::int64_t b) {
+    const double sa = e.score[e.at(h, r, a)], sb = e.score[e.at(h, r, b)];
+    return sa != sb ? sa > sb : a < b;
+  });
+  const auto kth = ids[static_cast<std::size_t>(e.topk - 1)], next = ids[static_cast<std::size_t>(e.topk)];
+  const double k = e.score[e.at(h, r, kth)], k1 = e.score[e.at(h, r, next)];
+  const double tk = e.tau[e.at(h, r, kth)], tk1 = e.tau[e.at(h, r, next)];
+  if (!std::isfinite(k) || !std::isfinite(k1)) return false;
+  return (k - k1) > 2.0 * (tk + tk1) && k != k1;
 }
 
 }  // namespace ixo::test

@@ -57,4 +57,8 @@ JudgeOptions kernel_judge_options(bool exact_ids, std::uint32_t poison_bits = kS
 // Bitwise equality of ids and every score cell (poison included).
 ::testing::AssertionResult bitwise_equal(const Observed& a, const Observed& b, const Case& c, const std::string& what);
 
+// True when the oracle's top-k of (h, r) is separated from the rest by more than the
+// error bounds, so every correct kernel must pick exactly these ids (or nb <= topk).
+bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r);
+
 }  // namespace ixo::test
