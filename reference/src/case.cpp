@@ -68,6 +68,13 @@ void validate(const Case& c) {
   if (static_cast<std::int64_t>(c.seq_lens.size()) != c.R)
     throw InputError("seq_lens", "has " + str(static_cast<std::int64_t>(c.seq_lens.size())) + " entries, q has " +
                                      str(c.R) + " rows");
+  // The score buffer [Hq, R, NB] must be allocatable: at most 2^22 blocks per row and
+  // 2^32 cells (a 2^31-token context at block size 512 still fits).
+  if (c.width > 0 && c.NB() > (std::int64_t{1} << 22))
+    throw InputError("req_to_token", "width " + str(c.width) + " gives " + str(c.NB()) + " blocks of " + str(g.block_size) +
+                                         " tokens per row; at most 4194304 are supported");
+  if (c.Hq * c.R * c.NB() > (std::int64_t{1} << 32))
+    throw InputError("q", "Hq x R x blocks = " + str(c.Hq * c.R * c.NB()) + " score cells; at most 2^32 are supported");
   if (c.R % g.packed_queries != 0)
     throw InputError("packed_queries", str(g.packed_queries) + " does not divide the " + str(c.R) + " rows");
 

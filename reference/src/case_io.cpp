@@ -72,7 +72,7 @@ Config parse_config_json(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax errors, and numbers that overflow a double
     throw InputError("case.json", std::string("is not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + j.dump());

@@ -34,7 +34,7 @@ GenSpec spec_from_json(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw InputError("spec", std::string("is not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw InputError("spec", "must be a JSON object");

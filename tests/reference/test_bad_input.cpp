@@ -131,6 +131,17 @@ TEST_F(BadInput, BadJson) {
   expect_error("case.json", "not valid JSON");
 }
 
+TEST_F(BadInput, NumberOverflowingADouble) {
+  write_json(json_with("q_scale", "1e400"));
+  expect_error("case.json", "number overflow");
+}
+
+TEST_F(BadInput, TableTooWideForAScoreBuffer) {
+  std::vector<std::int32_t> t(static_cast<std::size_t>(0));
+  ixo::write_npy(path("req_to_token.npy"), "<i4", {0, std::int64_t{1} << 40}, t.data(), 0);  // no rows, huge width
+  expect_error("req_to_token", "blocks of");
+}
+
 TEST_F(BadInput, MissingNpy) {
   fs::remove(path("seq_lens.npy"));
   expect_error("seq_lens", "cannot open");
