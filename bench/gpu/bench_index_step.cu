@@ -19,15 +19,7 @@
 
 #include "gpu/indexer_launch.hpp"
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
-#define CL(x) CK(static_cast<cudaError_t>(x))
+#include "cuda_check.hpp"
 
 namespace gpu = ixo::gpu;
 namespace {
