@@ -6,6 +6,7 @@
 #include "backend.hpp"
 #include "cpu/cp_twin.hpp"
 #include "cpu/cpu_backends.hpp"
+#include "external/exec_backend.hpp"
 #include "ixo/error.hpp"
 #if defined(IXO_HAVE_CUDA)
 #include "gpu/cp_backends.hpp"
@@ -39,13 +40,14 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name) {
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opt) {
+  if (name.rfind("exec:", 0) == 0) return make_exec_backend(name.substr(5), opt.exec_timeout_s);
   std::string known;
   for (const auto& [n, factory] : registry()) {
     if (n == name) return factory();
     known += (known.empty() ? "" : ", ") + n;
   }
-  throw InputError("backend", "unknown backend '" + name + "' (known: " + known + ")");
+  throw InputError("backend", "unknown backend '" + name + "' (known: " + known + ", or exec:COMMAND)");
 }
 
 }  // namespace ixo

@@ -22,10 +22,21 @@ std::uint32_t bits_of(float f) {
 // Ranking value: NaN ranks lowest.
 double rank_value(double s) { return std::isnan(s) ? -std::numeric_limits<double>::infinity() : s; }
 
-void fail(Verdict& v, const JudgeOptions& opt, std::string msg) {
+void fail(Verdict& v, const JudgeOptions& opt, Failure f) {
   v.pass = false;
   ++v.failures;
-  if (static_cast<int>(v.reports.size()) < opt.max_reports) v.reports.push_back(std::move(msg));
+  if (static_cast<int>(v.reports.size()) < opt.max_reports) {
+    v.reports.push_back(f.message);
+    v.details.push_back(std::move(f));
+  }
+}
+
+Failure at(std::string tier, std::int64_t h, std::int64_t r, std::int64_t b, std::string msg) {
+  Failure f;
+  f.tier = std::move(tier);
+  f.head = h, f.row = r, f.block = b;
+  f.message = std::move(msg);
+  return f;
 }
 
 std::vector<std::int32_t> row_ids(const std::int32_t* p, std::int64_t n) { return {p, p + n}; }
@@ -41,6 +52,12 @@ std::string Verdict::summary() const {
   return s;
 }
 
+Verdict kernel_failure_verdict(const std::string& what) {
+  Verdict v;
+  fail(v, JudgeOptions{}, at("kernel", -1, -1, -1, what));
+  return v;
+}
+
 bool score_cell_written(const Expected& e, std::int64_t r, std::int64_t b) {
   return e.nb[r] > e.topk && b < e.nb[r];
 }
@@ -49,8 +66,8 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
   Verdict v;
   if (o.Hq != e.Hq || o.R != e.R || o.topk != e.topk ||
       static_cast<std::int64_t>(o.topk_idx.size()) != e.Hq * e.R * e.topk) {
-    fail(v, opt, fmt::format("structure: topk_idx shape [{},{},{}] ({} values), expected [{},{},{}]", o.Hq, o.R, o.topk,
-                             o.topk_idx.size(), e.Hq, e.R, e.topk));
+    fail(v, opt, at("structure", -1, -1, -1, fmt::format("structure: topk_idx shape [{},{},{}] ({} values), expected [{},{},{}]", o.Hq, o.R, o.topk,
+                             o.topk_idx.size(), e.Hq, e.R, e.topk)));
     return v;
   }
   const std::int64_t K = e.topk;
@@ -71,13 +88,21 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
           ok = ids[i] == -1;
       }
       if (!ok) {
-        fail(v, opt, fmt::format("structure: {}: ids {} must be {} ascending distinct ids in [0,{}) then -1; expected {}",
-                                 where, ids, k_eff, nb, want));
+        Failure f = at("structure", h, r, -1,
+                       fmt::format("structure: {}: ids {} must be {} ascending distinct ids in [0,{}) then -1; expected {}",
+                                   where, ids, k_eff, nb, want));
+        f.expected = want, f.observed = ids;
+        fail(v, opt, std::move(f));
         continue;
       }
       if (nb <= K || ids == want) continue;
+      std::vector<std::int32_t> missing, extra;
+      std::set_difference(want.begin(), want.begin() + k_eff, ids.begin(), ids.begin() + k_eff, std::back_inserter(missing));
+      std::set_difference(ids.begin(), ids.begin() + k_eff, want.begin(), want.begin() + k_eff, std::back_inserter(extra));
       if (opt.exact_ids) {
-        fail(v, opt, fmt::format("exact ids: {}: expected {} observed {}", where, want, ids));
+        Failure f = at("exact ids", h, r, -1, fmt::format("exact ids: {}: expected {} observed {}", where, want, ids));
+        f.expected = want, f.observed = ids, f.missing = missing, f.extra = extra;
+        fail(v, opt, std::move(f));
         continue;
       }
       // Tier 2: a valid selection is the top-k of some scores within tau of the oracle's:
@@ -100,13 +125,13 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
         ++v.tie_swaps;
         continue;
       }
-      std::vector<std::int32_t> missing, extra;
-      std::set_difference(want.begin(), want.begin() + k_eff, ids.begin(), ids.begin() + k_eff, std::back_inserter(missing));
-      std::set_difference(ids.begin(), ids.begin() + k_eff, want.begin(), want.begin() + k_eff, std::back_inserter(extra));
-      fail(v, opt,
-           fmt::format("ids: {}: expected {} observed {}; missing {} extra {}; weakest selected block {} score {:.9g} "
+      Failure f = at("ids", h, r, -1,
+                     fmt::format("ids: {}: expected {} observed {}; missing {} extra {}; weakest selected block {} score {:.9g} "
                        "(tau {:.3g}) vs strongest unselected block {} score {:.9g} (tau {:.3g}); margin {:.3g} beyond tau",
                        where, want, ids, missing, extra, lo_b, S[lo_b], T[lo_b], hi_b, S[hi_b], T[hi_b], hi - lo));
+      f.expected = want, f.observed = ids, f.missing = missing, f.extra = extra;
+      f.margin = hi - lo, f.tau = std::max(T[lo_b], T[hi_b]);
+      fail(v, opt, std::move(f));
     }
   }
 
@@ -123,17 +148,21 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
           // inf/NaN positions must match before any tolerance.
           if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
             const bool same = (std::isnan(want) && std::isnan(got)) || (!std::isnan(want) && !std::isnan(got) && want == got);
-            if (!same) fail(v, opt, fmt::format("{}: expected {} observed {} (non-finite mismatch)", where, want, got));
+            if (!same)
+              fail(v, opt, at("scores", h, r, b, fmt::format("{}: expected {} observed {} (non-finite mismatch)", where, want, got)));
             continue;
           }
           if (e.forced[e.at(h, r, b)]) {
             if (static_cast<double>(got) != want)
-              fail(v, opt, fmt::format("{}: forced block must hold exactly {:.9g}, observed {:.9g}", where, want, got));
+              fail(v, opt, at("scores", h, r, b, fmt::format("{}: forced block must hold exactly {:.9g}, observed {:.9g}", where, want, got)));
             continue;
           }
           const double err = std::fabs(static_cast<double>(got) - want);
           if (err > tau) {
-            fail(v, opt, fmt::format("{}: expected {:.9g} +- {:.3g}, observed {:.9g} (error {:.3g})", where, want, tau, got, err));
+            Failure f = at("scores", h, r, b,
+                           fmt::format("{}: expected {:.9g} +- {:.3g}, observed {:.9g} (error {:.3g})", where, want, tau, got, err));
+            f.margin = err - tau, f.tau = tau;
+            fail(v, opt, std::move(f));
           }
           if (tau > 0 && err / tau > worst) worst = err / tau, worst_at = where;
         }
@@ -152,10 +181,12 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
           if (written && poisoned && unwritten++ == 0) first_unwritten = fmt::format("[head {}, row {}, block {}]", h, r, b);
         }
     if (stray)
-      fail(v, opt, fmt::format("poison: {} score cells outside the written region were overwritten, first at {}", stray, first_stray));
+      fail(v, opt, at("poison", -1, -1, -1,
+                      fmt::format("poison: {} score cells outside the written region were overwritten, first at {}", stray, first_stray)));
     if (unwritten)
-      fail(v, opt, fmt::format("poison: {} score cells inside the written region still hold the poison, first at {}", unwritten,
-                               first_unwritten));
+      fail(v, opt, at("poison", -1, -1, -1,
+                      fmt::format("poison: {} score cells inside the written region still hold the poison, first at {}", unwritten,
+                                  first_unwritten)));
   }
   return v;
 }
@@ -165,7 +196,8 @@ Verdict compare_bitwise(const Observed& a, const Observed& b, int max_reports) {
   JudgeOptions opt;
   opt.max_reports = max_reports;
   if (a.Hq != b.Hq || a.R != b.R || a.topk != b.topk || a.has_scores != b.has_scores || a.NB != b.NB) {
-    fail(v, opt, fmt::format("shapes differ: [{},{},{}] NB {} vs [{},{},{}] NB {}", a.Hq, a.R, a.topk, a.NB, b.Hq, b.R, b.topk, b.NB));
+    fail(v, opt, at("bitwise", -1, -1, -1,
+                    fmt::format("shapes differ: [{},{},{}] NB {} vs [{},{},{}] NB {}", a.Hq, a.R, a.topk, a.NB, b.Hq, b.R, b.topk, b.NB)));
     return v;
   }
   for (std::int64_t h = 0; h < a.Hq; ++h)
@@ -173,15 +205,20 @@ Verdict compare_bitwise(const Observed& a, const Observed& b, int max_reports) {
       ++v.rows_checked;
       const auto x = row_ids(&a.topk_idx[(h * a.R + r) * a.topk], a.topk);
       const auto y = row_ids(&b.topk_idx[(h * b.R + r) * b.topk], b.topk);
-      if (x != y) fail(v, opt, fmt::format("ids differ at head {} row {}: {} vs {}", h, r, x, y));
+      if (x != y) {
+        Failure f = at("bitwise", h, r, -1, fmt::format("ids differ at head {} row {}: {} vs {}", h, r, x, y));
+        f.expected = x, f.observed = y;
+        fail(v, opt, std::move(f));
+      }
     }
   if (a.has_scores)
     for (std::size_t i = 0; i < a.scores.size(); ++i)
       if (bits_of(a.scores[i]) != bits_of(b.scores[i])) {
         const std::int64_t hb = static_cast<std::int64_t>(i) / a.NB;
-        fail(v, opt, fmt::format("score bits differ at [head {}, row {}, block {}]: {:#010x} ({:.9g}) vs {:#010x} ({:.9g})",
-                                 hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB, bits_of(a.scores[i]), a.scores[i],
-                                 bits_of(b.scores[i]), b.scores[i]));
+        fail(v, opt, at("bitwise", hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB,
+                        fmt::format("score bits differ at [head {}, row {}, block {}]: {:#010x} ({:.9g}) vs {:#010x} ({:.9g})",
+                                    hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB, bits_of(a.scores[i]), a.scores[i],
+                                    bits_of(b.scores[i]), b.scores[i])));
       }
   return v;
 }

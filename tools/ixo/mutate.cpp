@@ -10,7 +10,7 @@
 
 #include "backend.hpp"
 #include "common/mutants.hpp"
-#include "default_suite.hpp"
+#include "ixo/default_suite.hpp"
 #include "ixo/backend_properties.hpp"
 #include "ixo/error.hpp"
 #include "ixo/fixture.hpp"

@@ -20,14 +20,28 @@ struct JudgeOptions {
   int max_reports = 8;           // failures printed in full
 };
 
+// One failure in structured form (the same facts as its report line).
+struct Failure {
+  std::string tier;                 // "structure", "ids", "exact ids", "scores", "poison", "bitwise", "kernel"
+  std::int64_t head = -1, row = -1, block = -1;  // -1 where it does not apply
+  std::vector<std::int32_t> expected, observed, missing, extra;  // ids (tiers structure/ids/exact ids)
+  double margin = 0, tau = 0;       // ids: how far beyond tau; scores: error and tau
+  std::string message;              // the report line
+};
+
 struct Verdict {
   bool pass = true;
   std::int64_t rows_checked = 0;     // (head,row) pairs checked
   std::int64_t tie_swaps = 0;        // accepted selections that differ from the oracle's within tau
   std::int64_t failures = 0;         // failing (head,row) pairs or cells
   std::vector<std::string> reports;  // first max_reports failures, exact
+  std::vector<Failure> details;      // the same failures, structured
   std::string summary() const;
 };
+
+// A failing verdict for an implementation that produced no judgeable output (it crashed,
+// timed out, raised, wrote malformed files): `what` is the report.
+Verdict kernel_failure_verdict(const std::string& what);
 
 // Written region of the score buffer of our own kernels: active rows with nb > topk,
 // columns [0, nb). Trivial rows (nb <= topk) and inactive rows write nothing.

@@ -1,0 +1,182 @@
+"""The Case: one batch of indexer inputs, from numpy arrays or torch tensors."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _core
+
+_TORCH_K_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz", "float8_e5m2": "e5m2"}
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def _torch_bits(t: Any, field: str) -> tuple[np.ndarray, Optional[str]]:
+    """A torch tensor (any device, any strides) -> (numpy bit array, inferred k_dtype)."""
+    import torch
+
+    name = str(t.dtype).replace("torch.", "")
+    t = t.detach().contiguous()
+    if name == "bfloat16":
+        return t.view(torch.int16).cpu().numpy().view(np.uint16), "bf16"
+    if name in _TORCH_K_DTYPES:
+        return t.view(torch.uint8).cpu().numpy(), _TORCH_K_DTYPES[name]
+    if name in ("int16", "uint16", "uint8", "int8", "int32", "int64"):
+        return t.cpu().numpy(), None
+    raise ValueError(f"{field}: torch dtype {t.dtype} is not supported (bfloat16, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2)")
+
+
+def _bits(x: Any, field: str) -> tuple[np.ndarray, Optional[str]]:
+    if _is_torch(x):
+        return _torch_bits(x, field)
+    a = np.asarray(x)
+    if a.dtype.kind == "f" or a.dtype.kind == "c":
+        raise ValueError(f"{field}: numpy dtype {a.dtype} holds values, not bits; pass bf16 bits as uint16 "
+                         "(t.view(torch.int16).numpy()) or fp8 codes as uint8")
+    return a, None
+
+
+def _ints(x: Any, field: str, dtype: Any) -> np.ndarray:
+    if _is_torch(x):
+        x = x.detach().cpu().numpy()
+    a = np.asarray(x)
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"{field}: must hold integers, got dtype {a.dtype}")
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+class Case:
+    """One batch of indexer inputs, laid out like SGLang's ``flash_decode_with_topk_idx``.
+
+    ``q`` [R, Hq, D] and ``k_cache`` [S, Hk, D] are numpy arrays of bits (uint16/int16 bf16
+    bits; uint8 fp8 codes with ``k_dtype`` given) or torch tensors on any device, in any
+    strides, of dtype bfloat16 / float8_e4m3fn / float8_e4m3fnuz / float8_e5m2 (``k_dtype``
+    is then inferred). Bad input raises ``ValueError`` naming the field and value.
+
+    Example::
+
+        import numpy as np, indexer_oracle as io
+        case = io.generate("tiny", seed=1)            # or io.Case(q, k, table, slots, lens, block_size=128, topk=16)
+        ids, scores = io.reference(case)              # int32 [Hq,R,topk], float32 [Hq,R,NB]
+        io.assert_indexer(case, ids, scores)          # passes
+        case.save("/tmp/case")                        # the case-directory format of `ixo`
+        same = io.Case.load("/tmp/case")
+        print(same.R, same.Hq, same.block_size, same.k_dtype)
+    """
+
+    def __init__(self, q: Any, k_cache: Any, req_to_token: Any, slot_ids: Any, seq_lens: Any, *, block_size: int, topk: int,
+                 init_blocks: int = 0, local_blocks: int = 0, score_type: str = "max", sm_scale: Optional[float] = None,
+                 q_scale: float = 1.0, k_scale: float = 1.0, k_dtype: Optional[str] = None, packed_queries: int = 1) -> None:
+        qb, q_kind = _bits(q, "q")
+        if q_kind not in (None, "bf16"):
+            raise ValueError(f"q: must be bfloat16 (or uint16/int16 bf16 bits), got {q_kind}")
+        if qb.dtype not in (np.uint16, np.int16):
+            raise ValueError(f"q: bf16 bits must be uint16 or int16, got dtype {qb.dtype}")
+        kb, k_kind = _bits(k_cache, "k_cache")
+        if k_dtype is not None and k_dtype not in ("bf16", "e4m3fn", "e4m3fnuz", "e5m2"):
+            raise ValueError(f"k_dtype: unknown '{k_dtype}' (bf16, e4m3fn, e4m3fnuz, e5m2)")
+        if k_dtype is None:
+            if k_kind is not None:
+                k_dtype = k_kind
+            elif kb.dtype in (np.uint16, np.int16):
+                k_dtype = "bf16"
+            else:
+                raise ValueError(f"k_cache: dtype {kb.dtype} needs k_dtype= ('e4m3fn', 'e4m3fnuz', 'e5m2' for uint8 codes)")
+        elif k_kind is not None and k_kind != k_dtype:
+            raise ValueError(f"k_dtype: '{k_dtype}' contradicts the k_cache tensor dtype ({k_kind})")
+        if k_dtype == "bf16" and kb.dtype not in (np.uint16, np.int16):
+            raise ValueError(f"k_cache: bf16 bits must be uint16 or int16, got dtype {kb.dtype}")
+        if k_dtype != "bf16" and kb.dtype not in (np.uint8, np.int8):
+            raise ValueError(f"k_cache: {k_dtype} codes must be uint8 or int8, got dtype {kb.dtype}")
+        config = {"block_size": block_size, "topk": topk, "init_blocks": init_blocks, "local_blocks": local_blocks,
+                  "score_type": score_type, "q_scale": q_scale, "k_scale": k_scale, "k_dtype": k_dtype,
+                  "packed_queries": packed_queries}
+        if sm_scale is not None:
+            config["sm_scale"] = sm_scale
+        self._c = _core.make_case(np.ascontiguousarray(qb).view(np.uint16), np.ascontiguousarray(kb).view(
+            np.uint16 if k_dtype == "bf16" else np.uint8), _ints(req_to_token, "req_to_token", np.int32),
+            _ints(slot_ids, "slot_ids", np.int64), _ints(seq_lens, "seq_lens", np.int64), json.dumps(config))
+
+    @classmethod
+    def _wrap(cls, core_case: Any) -> "Case":
+        self = cls.__new__(cls)
+        self._c = core_case
+        return self
+
+    @classmethod
+    def load(cls, dir: str | os.PathLike) -> "Case":
+        """Reads a case directory (case.json + q/k_cache/req_to_token/slot_ids/seq_lens .npy)."""
+        return cls._wrap(_core.load_case(os.fspath(dir)))
+
+    def save(self, dir: str | os.PathLike) -> None:
+        """Writes the case directory that ``ixo`` and ``Case.load`` read."""
+        _core.save_case(self._c, os.fspath(dir))
+
+    # Inputs (numpy copies).
+    q = property(lambda self: self._c.q, doc="uint16 bf16 bits [R, Hq, D]")
+    k_cache = property(lambda self: self._c.k_cache, doc="uint16 bf16 bits or uint8 fp8 codes [S, Hk, D]")
+    req_to_token = property(lambda self: self._c.req_to_token, doc="int32 [rows, width]")
+    slot_ids = property(lambda self: self._c.slot_ids, doc="int64 [R]")
+    seq_lens = property(lambda self: self._c.seq_lens, doc="int64 [R]")
+    # Shapes.
+    R = property(lambda self: self._c.R, doc="query rows")
+    Hq = property(lambda self: self._c.Hq, doc="index-Q heads")
+    Hk = property(lambda self: self._c.Hk, doc="index-K heads")
+    D = property(lambda self: self._c.D, doc="head dim")
+    S = property(lambda self: self._c.S, doc="k_cache slots")
+    NB = property(lambda self: self._c.NB, doc="score-buffer columns: ceil(width / block_size)")
+    sm_scale = property(lambda self: self._c.sm_scale, doc="sm_scale, resolved (default D**-0.5)")
+    k_dtype = property(lambda self: self._c.k_dtype, doc="'bf16', 'e4m3fn', 'e4m3fnuz' or 'e5m2'")
+    score_type = property(lambda self: self._c.score_type, doc="'max' or 'lse'")
+
+    def _cfg(self, key: str) -> Any:
+        return json.loads(self._c.config_json)[key]
+
+    block_size = property(lambda self: self._cfg("block_size"))
+    topk = property(lambda self: self._cfg("topk"))
+    init_blocks = property(lambda self: self._cfg("init_blocks"))
+    local_blocks = property(lambda self: self._cfg("local_blocks"))
+    q_scale = property(lambda self: self._cfg("q_scale"))
+    k_scale = property(lambda self: self._cfg("k_scale"))
+    packed_queries = property(lambda self: self._cfg("packed_queries"))
+
+    def torch(self, device: str = "cuda") -> dict[str, Any]:
+        """The inputs as torch tensors of the right dtypes on ``device``: q bfloat16, k_cache
+        bfloat16 or float8_*, req_to_token int32, slot_ids int64, seq_lens int32; plus the
+        config keys. An adapter to a real kernel is then a few lines."""
+        import torch
+
+        kdt = {"bf16": torch.bfloat16, "e4m3fn": torch.float8_e4m3fn, "e4m3fnuz": torch.float8_e4m3fnuz,
+               "e5m2": torch.float8_e5m2}[self.k_dtype]
+        kraw = self.k_cache
+        k = torch.from_numpy(kraw.view(np.int16) if kraw.dtype == np.uint16 else kraw).to(device).view(kdt)
+        out = {
+            "q": torch.from_numpy(self.q.view(np.int16)).to(device).view(torch.bfloat16),
+            "k_cache": k,
+            "req_to_token": torch.from_numpy(self.req_to_token).to(device),
+            "slot_ids": torch.from_numpy(self.slot_ids).to(device),
+            "seq_lens": torch.from_numpy(self.seq_lens.astype(np.int32)).to(device),
+        }
+        out.update({k: getattr(self, k) for k in ("block_size", "topk", "init_blocks", "local_blocks", "score_type", "sm_scale",
+                                                   "q_scale", "k_scale", "packed_queries")})
+        return out
+
+    def __repr__(self) -> str:
+        return (f"Case(R={self.R}, Hq={self.Hq}, Hk={self.Hk}, D={self.D}, S={self.S}, NB={self.NB}, k_dtype='{self.k_dtype}', "
+                f"block_size={self.block_size}, topk={self.topk}, init_blocks={self.init_blocks}, "
+                f"local_blocks={self.local_blocks}, score_type='{self.score_type}', packed_queries={self.packed_queries})")
+
+
+def presets() -> list[str]:
+    """The generator presets (the same names as ``ixo list``)."""
+    return list(_core.presets())
+
+
+def generate(preset: str, seed: int) -> Case:
+    """A generated case: ``generate("verify", 3)``; the same bytes as ``ixo gen --preset verify --seed 3``."""
+    return Case._wrap(_core.generate(preset, seed))

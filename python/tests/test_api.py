@@ -1,0 +1,191 @@
+"""Every function of indexer_oracle on numpy inputs: cases of every dtype, the reference,
+the verdict (pass, layouts, structured failures, plots), assert_indexer, bad input."""
+import os
+
+import numpy as np
+import pytest
+
+import indexer_oracle as io
+import numpy_kernel as nk
+from conftest import EXAMPLES
+
+
+def small_case(k_dtype="bf16", seed=0, **cfg):
+    """A hand-built batch: 2 requests x 2 draft rows, Hq 2 / Hk 1, D 16, permuted token slots."""
+    rng = np.random.default_rng(seed)
+    R, Hq, Hk, D, S, width = 4, 2, 1, 16, 160, 40
+    q = nk_bits(rng.standard_normal((R, Hq, D)))
+    if k_dtype == "bf16":
+        k = nk_bits(rng.standard_normal((S, Hk, D)))
+    else:
+        table = nk.fp8_table(k_dtype)
+        finite = np.flatnonzero(np.isfinite(table) & (np.abs(table) < 64))
+        k = rng.choice(finite, size=(S, Hk, D)).astype(np.uint8)
+    req_to_token = rng.permutation(S)[:3 * width].reshape(3, width).astype(np.int32)
+    args = dict(block_size=8, topk=2, init_blocks=1, local_blocks=1, packed_queries=2)
+    args.update(cfg)
+    return io.Case(q, k, req_to_token, np.array([2, 2, 0, 0]), np.array([30, 31, 17, 18]),
+                   k_dtype=None if k_dtype == "bf16" else k_dtype, **args)
+
+
+def nk_bits(x):
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def test_presets_and_generate_match_the_cli_names():
+    names = io.presets()
+    assert {"tiny", "verify", "boundary", "km-slots", "padding"} <= set(names)
+    c = io.generate("verify", 3)
+    assert (c.R, c.Hq, c.block_size, c.topk, c.k_dtype) == (16, 1, 128, 16, "bf16")
+    assert c.sm_scale == pytest.approx(128 ** -0.5)
+    assert io.generate("verify", 3).q.tobytes() == c.q.tobytes()  # deterministic
+    assert io.generate("verify", 4).q.tobytes() != c.q.tobytes()
+
+
+@pytest.mark.parametrize("k_dtype", ["bf16", "e4m3fn", "e4m3fnuz", "e5m2"])
+def test_every_dtype_from_numpy_agrees_with_an_independent_numpy_kernel(k_dtype):
+    c = small_case(k_dtype, k_scale=0.75 if k_dtype != "bf16" else 1.0)
+    assert c.k_dtype == k_dtype
+    assert c.k_cache.dtype == (np.uint16 if k_dtype == "bf16" else np.uint8)
+    ids, scores = io.reference(c)
+    assert ids.dtype == np.int32 and ids.shape == (c.Hq, c.R, c.topk)
+    assert scores.dtype == np.float32 and scores.shape == (c.Hq, c.R, c.NB)
+    nids, nscores = nk.kernel(c)
+    io.assert_indexer(c, nids, nscores)
+    assert np.array_equal(ids, nids)
+
+
+def test_int16_bits_are_accepted_like_uint16():
+    c = small_case()
+    d = io.Case(c.q.view(np.int16), c.k_cache.view(np.int16), c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2,
+                init_blocks=1, local_blocks=1)
+    assert np.array_equal(io.reference(c)[0], io.reference(d)[0])
+
+
+def test_config_is_readable_and_resolved():
+    c = small_case(sm_scale=0.5, q_scale=2.0, score_type="lse")
+    assert (c.block_size, c.topk, c.init_blocks, c.local_blocks, c.packed_queries) == (8, 2, 1, 1, 2)
+    assert (c.sm_scale, c.q_scale, c.k_scale, c.score_type) == (0.5, 2.0, 1.0, "lse")
+    assert (c.R, c.Hq, c.Hk, c.D, c.S, c.NB) == (4, 2, 1, 16, 160, 5)
+    assert "Case(R=4" in repr(c)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    c = small_case("e5m2")
+    c.save(tmp_path / "case")
+    d = io.Case.load(tmp_path / "case")
+    for name in ("q", "k_cache", "req_to_token", "slot_ids", "seq_lens"):
+        assert np.array_equal(getattr(c, name), getattr(d, name)), name
+    assert d.k_dtype == "e5m2"
+
+
+def test_check_passes_the_reference_and_accepts_the_rht_layout():
+    c = io.generate("gqa", 1)
+    ids, scores = io.reference(c)
+    v = io.check(c, ids, scores)
+    assert v.passed and v.failures == [] and v.report.startswith("PASS")
+    assert io.check(c, ids.transpose(1, 0, 2), scores.transpose(1, 0, 2), layout="rht").passed
+    assert io.check(c, ids.astype(np.int64)).passed  # torch.topk gives int64
+
+
+def drop_best_block(c, ids):
+    """ids with the strongest non-forced selected block of one row swapped for the weakest unselected one."""
+    d = io._core.oracle_detail(c._c)
+    for r in range(c.R):
+        nb = int(d["nb"][r])
+        if nb > c.topk + 1:
+            free = [b for b in ids[0, r] if not d["forced"][0, r, b]]
+            best = max(free, key=lambda b: d["score"][0, r, b])
+            worst = min((b for b in range(nb) if b not in set(ids[0, r])), key=lambda b: d["score"][0, r, b])
+            bad = ids.copy()
+            bad[0, r] = np.sort([worst if b == best else b for b in ids[0, r]])
+            return bad, r
+    raise AssertionError("no row with a real selection")
+
+
+def test_a_wrong_selection_fails_with_structured_failures():
+    c = io.generate("verify", 1)
+    ids, _ = io.reference(c)
+    bad, row = drop_best_block(c, ids)
+    v = io.check(c, bad)
+    assert not v.passed
+    f = v.failures[0]
+    assert (f["tier"], f["head"], f["row"]) == ("ids", 0, row)
+    assert len(f["missing"]) == 1 and len(f["extra"]) == 1 and f["margin"] > 0 and f["tau"] > 0
+    assert f["expected"] == ids[0, row].tolist() and f["observed"] == bad[0, row].tolist()
+    assert "missing" in v.report
+    with pytest.raises(AssertionError) as err:
+        io.assert_indexer(c, bad)
+    assert str(err.value) == v.report
+
+
+def test_exact_mode_rejects_a_tie_swap_that_the_tau_mode_accepts():
+    c = io.generate("near-tie", 1)
+    ids, _ = io.reference(c)
+    # Swap the weakest selected block with the strongest unselected one where they are within tau.
+    d = io._core.oracle_detail(c._c)
+    for h in range(c.Hq):
+        for r in range(c.R):
+            nb = int(d["nb"][r])
+            if nb <= c.topk:
+                continue
+            sel = [b for b in ids[h, r] if not d["forced"][h, r, b]]
+            uns = [b for b in range(nb) if b not in set(ids[h, r]) and not d["forced"][h, r, b]]
+            lo = min(sel, key=lambda b: d["score"][h, r, b])
+            hi = max(uns, key=lambda b: d["score"][h, r, b])
+            if d["score"][h, r, lo] - d["score"][h, r, hi] <= d["tau"][h, r, lo] + d["tau"][h, r, hi]:
+                bad = ids.copy()
+                bad[h, r] = np.sort([hi if b == lo else b for b in ids[h, r]])
+                assert io.check(c, bad).passed
+                assert not io.check(c, bad, exact=True).passed
+                return
+    pytest.skip("no within-tau pair in this near-tie case")
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda c: io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=0), "topk"),
+    (lambda c: io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids[:3], c.seq_lens, block_size=8, topk=2), "slot_ids"),
+    (lambda c: io.Case(c.q.astype(np.float32), c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2), "q"),
+    (lambda c: io.Case(c.q, c.k_cache.view(np.uint8), c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2), "k_cache"),
+    (lambda c: io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens + 100, block_size=8, topk=2), "seq_lens"),
+    (lambda c: io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2, score_type="mean"), "score_type"),
+    (lambda c: io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2, k_dtype="e4m3"), "k_dtype"),
+    (lambda c: io.check(c, np.zeros((c.Hq, c.R, 3), np.int32)), "topk_idx"),
+    (lambda c: io.check(c, io.reference(c)[0], io.reference(c)[1].astype(np.float64)), "scores"),
+    (lambda c: io.check(c, io.reference(c)[0], io.reference(c)[1][:, :, :2]), "scores"),
+    (lambda c: io.check(c, io.reference(c)[0], layout="thr"), "layout"),
+])
+def test_bad_input_raises_value_error_naming_the_field(make, field):
+    with pytest.raises(ValueError) as err:
+        make(small_case())
+    assert str(err.value).startswith(field), str(err.value)
+
+
+def test_load_of_a_missing_directory_names_the_file(tmp_path):
+    with pytest.raises(ValueError) as err:
+        io.Case.load(tmp_path / "nope")
+    assert "nope" in str(err.value)
+
+
+def test_plot_draws_each_failing_row(tmp_path):
+    pytest.importorskip("matplotlib")
+    c = io.generate("verify", 1)
+    v = io.check(c, drop_best_block(c, io.reference(c)[0])[0])
+    path = v.plot(str(tmp_path / "rows.png"))
+    with open(path, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert os.path.getsize(path) > 10000
+
+
+def test_backend_runs_our_own_kernels_from_python():
+    c = io.generate("km-slots", 1)
+    ids, scores = io.backend("cpu-packed")(c)
+    io.assert_indexer(c, ids, scores)
+
+
+def test_help_reads_well():
+    doc = io.__doc__
+    assert "assert_indexer" in doc and "fuzz" in doc and "suite" in doc
+    for fn in (io.Case, io.check, io.assert_indexer, io.fuzz, io.suite, io.reference, io.generate, io.Verdict.plot):
+        assert fn.__doc__ and len(fn.__doc__) > 40, fn

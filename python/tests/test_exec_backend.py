@@ -1,0 +1,98 @@
+"""`--backend exec:COMMAND` through the ixo command line: pass, skip (77), fail, timeout,
+malformed outputs, fuzz with shrinking and replay, mixing with a built-in backend."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXAMPLES
+
+IXO = os.environ.get("IXO")
+pytestmark = pytest.mark.skipif(not IXO, reason="IXO (path of the ixo binary) not set; run through ctest")
+KERNEL = f"exec:{sys.executable} {EXAMPLES}/exec_kernel.py"
+
+
+def ixo(*args, timeout=300):
+    p = subprocess.run([IXO, *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cases")
+    for preset in ("gqa", "fp8-e4m3fn"):
+        assert ixo("gen", "--preset", preset, "--seed", "1", "--out", str(d / preset))[0] == 0
+    return d
+
+
+def test_a_right_kernel_passes(cases):
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", KERNEL, "--backend", "cpu-packed")
+    assert rc == 0, out
+    assert out.count("PASS") == 2
+
+
+def test_a_wrong_kernel_fails_with_the_report(cases):
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", KERNEL + " --bug gqa")
+    assert rc == 1 and "ids: head" in out and "missing" in out, out
+
+
+def test_exit_77_is_a_skip_not_a_pass(cases):
+    rc, out = ixo("check", str(cases / "fp8-e4m3fn"), "--backend", KERNEL + " --only-bf16")
+    assert rc == 1 and "SKIP" in out and "bf16 K only" in out and "not a pass" in out, out
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", KERNEL + " --only-bf16")
+    assert rc == 0, out
+
+
+def test_nonzero_exit_fails_with_the_stderr_tail(cases):
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", "exec:sh -c 'echo kernel exploded >&2; exit 3'")
+    assert rc == 1 and "exited with status 3" in out and "kernel exploded" in out, out
+
+
+def test_a_timeout_kills_the_kernel_and_fails_the_case(cases):
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", "exec:sh -c 'sleep 30'", "--exec-timeout", "0.5", timeout=20)
+    assert rc == 1 and "timed out after 0.5 s" in out, out
+
+
+@pytest.mark.parametrize("script, words", [
+    ("pass", ["wrote no OUT_DIR/topk_idx.npy"]),
+    ("import sys, numpy as np; np.save(sys.argv[2] + '/topk_idx.npy', np.zeros((1, 2, 3), np.int32))",
+     ["malformed outputs", "topk_idx", "shape"]),
+    ("import sys, numpy as np; np.save(sys.argv[2] + '/topk_idx.npy', np.zeros((4, 12, 8), np.float32))",
+     ["malformed outputs", "topk_idx"]),
+    ("import sys; open(sys.argv[2] + '/topk_idx.npy', 'w').write('garbage')", ["malformed outputs"]),
+])
+def test_missing_or_malformed_outputs_fail_the_case(cases, script, words):
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", f'exec:{sys.executable} -c "{script}"')
+    assert rc == 1, out
+    for w in words:
+        assert w in out, out
+
+
+def test_a_missing_program_is_bad_input(cases):
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", "exec:/nonexistent/kernel")
+    assert rc == 2 and "--backend" in out and "not found" in out, out
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", "exec:'unterminated")
+    assert rc == 2 and "unterminated" in out, out
+
+
+def test_fuzz_shrinks_an_exec_kernel_and_the_regression_replays(tmp_path):
+    rc, out = ixo("fuzz", "--backend", KERNEL + " --bug gqa", "--seconds", "60", "--max-failures", "1", "--out",
+                  str(tmp_path))
+    assert rc == 1 and "Falsifiable" in out, out
+    (reg,) = os.listdir(tmp_path)
+    with open(tmp_path / reg / "failure.txt") as f:
+        text = f.read()
+    assert "replay: ixo check" in text
+    assert ixo("check", str(tmp_path / reg), "--backend", KERNEL + " --bug gqa")[0] == 1
+    assert ixo("check", str(tmp_path / reg), "--backend", KERNEL)[0] == 0
+
+
+def test_the_suite_over_an_exec_kernel_mixed_with_a_builtin_one(tmp_path):
+    rc, out = ixo("check", "--backend", KERNEL + " --only-bf16", "--backend", "cpu-packed", "--no-properties")
+    assert rc == 0, out
+    assert "fixtures" in out and "SKIP" in out  # the fp8 groups are skipped by the bf16-only kernel
+    rc, out = ixo("check", "--backend", KERNEL + " --bug gqa", "--property-cases", "6", "--out", str(tmp_path),
+                  "--failures-only")
+    assert rc == 1 and "prop:matches-oracle" in out and "shrunk case written" in out, out
+    assert os.listdir(tmp_path)

@@ -1,0 +1,42 @@
+// One backend on one case, judged: the step every part of the suite repeats (default
+// suite, fixtures, fuzz, the Python package). Outside kernels (exec:, callables) may
+// decline a case or fail without outputs; both are handled here, once.
+#pragma once
+#include <string>
+
+#include "backend.hpp"
+#include "ixo/generate.hpp"
+#include "ixo/verdict.hpp"
+
+namespace ixo {
+
+struct CaseRun {
+  bool skipped = false;     // the backend declined the case (Unsupported): never a pass
+  std::string skip_reason;
+  bool has_observed = false;
+  Observed observed;
+  Verdict verdict;          // failing with the kernel's report when it produced nothing judgeable
+};
+
+// Runs b on c and judges against e. Poison is checked only for in-tree backends (and only
+// when opt.check_poison is set); a KernelFailure becomes a failing verdict.
+CaseRun run_and_judge(Backend& b, const Case& c, const Expected& e, JudgeOptions opt, const RunOptions& run = {});
+
+// The per-row twin of an in-tree packed backend ("cuda-packed" -> "cuda-rows"), or null.
+std::unique_ptr<Backend> packed_twin(const Backend& b);
+
+// A failing generated case as a regression directory: the case files, spec.json (the
+// generator spec and seed reproduce it), exact_ids when tier 3 applies, and failure.txt
+// with the backend, the report and the exact replay command.
+struct Regression {
+  std::string dir;           // where to write
+  std::string backend;       // name as given to --backend
+  std::string what;          // "fuzz seed 7", "property matches-oracle", ...
+  std::string report;        // the verdict summary
+};
+void write_regression(const Regression& r, const GenSpec& spec, std::uint64_t seed);
+
+// `ixo check DIR --backend 'NAME'` with NAME quoted for a POSIX shell.
+std::string replay_command(const std::string& dir, const std::string& backend);
+
+}  // namespace ixo

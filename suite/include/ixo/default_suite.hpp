@@ -1,0 +1,50 @@
+// The whole suite for any set of backends (built-in, exec:, Python callables): the
+// embedded default suite (preset case groups), the fixtures (canonical + fuzz
+// regressions), the properties with shrinking, and packed == per-row bitwise for our own
+// packed kernels. `ixo check` and indexer_oracle.suite() print its table.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "ixo/case.hpp"
+
+namespace ixo {
+
+// The case groups of the default suite (generator presets) and their cases (seeds 1, 2).
+const std::vector<std::string>& suite_groups();
+std::vector<Case> suite_cases(const std::string& group);
+
+struct SuiteOptions {
+  bool self_tests = false;      // rows that check the oracle itself (naive == fast, .npy round trip)
+  bool fixtures = true;         // fixtures/canonical + fixtures/regressions
+  bool properties = true;       // property rows (RapidCheck, fixed seed, shrinking)
+  int property_cases = 12;      // cases per property and backend
+  std::uint64_t seed = 20261201;
+  std::string out_dir;          // shrunk property failures are written here ("" = a temporary folder)
+};
+
+struct SuiteRow {
+  SuiteRow(std::string b, std::string g) : backend(std::move(b)), group(std::move(g)) {}
+  std::string backend, group, status = "PASS";  // PASS, FAIL or SKIP (never counted as a pass)
+  int cases = 0, skipped = 0;
+  std::int64_t checked = 0, tie_swaps = 0, failures = 0;
+  double seconds = 0;
+  std::vector<std::string> reports;
+};
+
+struct SuiteResult {
+  bool passed = true;
+  std::vector<std::string> unavailable;  // "name: why", one line per backend that cannot run here
+  std::vector<SuiteRow> rows;
+  std::string table(bool failures_only = false) const;  // as `ixo check` prints it
+  nlohmann::json json() const;
+};
+
+// Runs everything over the given backends. Unavailable backends are listed once and
+// skipped; unsupported cases are counted as skipped, never as passed.
+SuiteResult run_suite(const std::vector<Backend*>& backends, const SuiteOptions& opt = {});
+
+}  // namespace ixo

@@ -1,0 +1,83 @@
+#include "ixo/property_runner.hpp"
+
+#include <iostream>
+#include <sstream>
+
+namespace rc::detail {
+// Defined in librapidcheck (serialization of the reproduce map), not declared in its headers.
+std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
+}  // namespace rc::detail
+
+namespace ixo {
+
+namespace {
+
+class QuietListener : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+}  // namespace
+
+// RapidCheck announces its configuration on stderr when first used; our callers print
+// their own seeds and replay lines, so that banner is swallowed.
+const rc::detail::Configuration& quiet_configuration() {
+  static const rc::detail::Configuration& config = [] () -> const rc::detail::Configuration& {
+    std::ostringstream sink;
+    auto* old = std::cerr.rdbuf(sink.rdbuf());
+    const auto& c = rc::detail::configuration();
+    std::cerr.rdbuf(old);
+    return c;
+  }();
+  return config;
+}
+
+PropertyResult run_property(const std::string& id, int cases, std::uint64_t seed, const std::function<void()>& body,
+                            const std::unordered_map<std::string, rc::detail::Reproduce>& reproduce) {
+  const auto& config = quiet_configuration();
+  rc::detail::TestParams params = config.testParams;
+  if (seed != 0) params.seed = seed;
+  params.maxSuccess = std::max(1, cases);
+  rc::detail::TestMetadata md;
+  md.id = id;
+  md.description = id;
+  // The last failing evaluation is the final shrunk counterexample: RapidCheck accepts
+  // every failing shrink and continues from it.
+  std::optional<props::Drawn> failing;
+  auto wrapped = [&] {
+    props::forget_drawn();
+    try {
+      body();
+    } catch (const rc::detail::CaseResult& r) {
+      if (r.type == rc::detail::CaseResult::Type::Failure) failing = props::last_drawn();
+      throw;
+    } catch (...) {
+      failing = props::last_drawn();
+      throw;
+    }
+  };
+  QuietListener listener;
+  const auto result = rc::detail::checkProperty(rc::detail::toProperty(wrapped), md, params, listener,
+                                                reproduce.empty() ? config.reproduce : reproduce);
+  PropertyResult out;
+  std::ostringstream ss;
+  rc::detail::printResultMessage(result, ss);
+  out.message = ss.str();
+  if (result.template is<rc::detail::SuccessResult>()) {
+    out.cases = result.template get<rc::detail::SuccessResult>().numSuccess;
+  } else if (result.template is<rc::detail::FailureResult>()) {
+    const auto& f = result.template get<rc::detail::FailureResult>();
+    out.status = PropertyResult::Status::failed;
+    out.cases = f.numSuccess;
+    out.reproduce = rc::detail::reproduceMapToString({{md.id, f.reproduce}});
+    out.counterexample = failing;
+  } else {
+    out.status = PropertyResult::Status::gave_up;
+    if (result.template is<rc::detail::GaveUpResult>()) out.cases = result.template get<rc::detail::GaveUpResult>().numSuccess;
+  }
+  return out;
+}
+
+}  // namespace ixo

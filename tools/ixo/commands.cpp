@@ -1,0 +1,184 @@
+#include "commands.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ixo/case_io.hpp"
+#include "ixo/case_run.hpp"
+#include "ixo/error.hpp"
+#include "ixo/generate.hpp"
+#include "ixo/oracle.hpp"
+#include "ixo/verdict.hpp"
+
+namespace ixo::cli {
+
+namespace {
+
+nlohmann::json verdict_json(const Verdict& v) {
+  nlohmann::json fails = nlohmann::json::array();
+  for (const auto& f : v.details)
+    fails.push_back({{"tier", f.tier}, {"head", f.head}, {"row", f.row}, {"block", f.block}, {"expected", f.expected},
+                     {"observed", f.observed}, {"missing", f.missing}, {"extra", f.extra}, {"margin", f.margin},
+                     {"tau", f.tau}, {"message", f.message}});
+  return {{"pass", v.pass},         {"rows_checked", v.rows_checked}, {"tie_swaps", v.tie_swaps},
+          {"failures", v.failures}, {"reports", v.reports},           {"details", fails}};
+}
+
+std::vector<std::unique_ptr<Backend>> make_backends(const std::vector<std::string>& names, const BackendOptions& opt) {
+  std::vector<std::unique_ptr<Backend>> out;
+  for (const auto& n : names) {
+    auto b = make_backend(n, opt);
+    std::string why;
+    // A named outside kernel that cannot start is a mistake in the command line.
+    if (!b->in_tree() && !b->available(&why)) throw InputError("--backend", n + ": " + why);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<Backend*> raw(const std::vector<std::unique_ptr<Backend>>& v) {
+  std::vector<Backend*> out;
+  for (const auto& b : v) out.push_back(b.get());
+  return out;
+}
+
+void refuse(const Args& a, std::initializer_list<const char*> flags, const std::string& why) {
+  for (const char* f : flags)
+    if (a.given(f)) throw InputError(f, why);
+}
+
+// `ixo check CASE --backend B...`: each backend on one case (a regression replay).
+int check_case_with_backends(const Args& a) {
+  const Case c = load_case(a.case_dir);
+  const bool exact = a.exact || std::filesystem::exists(std::filesystem::path(a.case_dir) / "exact_ids");
+  const Expected e = oracle(c);
+  bool pass = true;
+  int judged = 0;
+  nlohmann::json j = nlohmann::json::object();
+  for (auto& b : make_backends(a.backends, a.backend_opt)) {
+    std::string why;
+    if (!b->available(&why) || !b->supports(c, &why)) {
+      fmt::print("SKIP {}: {}\n", b->name(), why);
+      j[b->name()] = {{"skipped", why}};
+      continue;
+    }
+    JudgeOptions opt;
+    opt.exact_ids = exact;
+    opt.check_poison = true;
+    const CaseRun r = run_and_judge(*b, c, e, opt);
+    if (r.skipped) {
+      fmt::print("SKIP {}: {}\n", b->name(), r.skip_reason);
+      j[b->name()] = {{"skipped", r.skip_reason}};
+      continue;
+    }
+    ++judged;
+    pass &= r.verdict.pass;
+    j[b->name()] = verdict_json(r.verdict);
+    if (!a.json) fmt::print("{}: {}\n", b->name(), r.verdict.summary());
+  }
+  if (judged == 0 && !a.json) fmt::print("no backend judged this case (skips are not passes) -> FAIL\n");
+  if (a.json) std::cout << nlohmann::json{{"pass", pass && judged > 0}, {"backends", j}}.dump(2) << "\n";
+  return pass && judged > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int gen(const std::string& preset_name, std::uint64_t seed, const std::string& out) {
+  const Case c = generate(preset(preset_name), seed);
+  save_case(c, out);
+  fmt::print("wrote case '{}' seed {} to {}: R={} Hq={} Hk={} D={} S={} table [{}x{}] k_dtype={}\n", preset_name, seed, out, c.R,
+             c.Hq, c.Hk, c.D, c.S, c.rows, c.width, to_string(c.cfg.k_dtype));
+  return 0;
+}
+
+int ref(const std::string& dir, std::string out) {
+  const Case c = load_case(dir);
+  if (out.empty()) out = dir;
+  save_observed(expected_as_observed(oracle(c)), out);
+  fmt::print("wrote {}/topk_idx.npy [{},{},{}] and {}/scores.npy [{},{},{}]\n", out, c.Hq, c.R, c.cfg.topk, out, c.Hq, c.R, c.NB());
+  return 0;
+}
+
+int run(const Args& a) {
+  const Case c = load_case(a.case_dir);
+  auto b = make_backend(a.backend, a.backend_opt);
+  std::string why;
+  if (!b->available(&why)) throw InputError("--backend", a.backend + " is not available here: " + why);
+  if (!b->supports(c, &why)) throw InputError("--backend", a.backend + " does not support this case: " + why);
+  try {
+    save_observed(b->run(c), a.out);
+  } catch (const Unsupported& e) {
+    throw InputError("--backend", e.what());
+  }
+  fmt::print("wrote {} outputs to {}\n", a.backend, a.out);
+  return 0;
+}
+
+int check(const Args& a) {
+  if (!a.case_dir.empty()) {
+    refuse(a, {"--failures-only", "--no-properties", "--property-cases", "--seed", "--out"},
+           "is a flag of the suite (ixo check without a case directory)");
+    if (!a.topk_file.empty()) {
+      refuse(a, {"--backend", "--exec-timeout"}, "judges files given by --topk; run a backend with ixo check CASE --backend B");
+      const Case c = load_case(a.case_dir);
+      const Observed o = load_observed(c, a.topk_file, a.scores_file);
+      JudgeOptions opt;
+      opt.exact_ids = a.exact;
+      const Verdict v = judge(c, oracle(c), o, opt);
+      if (a.json) std::cout << verdict_json(v).dump(2) << "\n";
+      else fmt::print("{}\n", v.summary());
+      return v.pass ? 0 : 1;
+    }
+    refuse(a, {"--scores"}, "needs --topk");
+    if (a.backends.empty()) throw InputError("--topk", "is required with a case directory (or --backend B to run a backend on it)");
+    return check_case_with_backends(a);
+  }
+  refuse(a, {"--topk", "--scores", "--exact"}, "needs a case directory: ixo check CASE_DIR --topk FILE");
+  const bool all = a.backends.empty();
+  const auto backends = make_backends(all ? backend_names() : a.backends, a.backend_opt);
+  SuiteOptions opt = a.suite;
+  opt.self_tests = all;
+  opt.properties = !a.no_properties;
+  const SuiteResult r = run_suite(raw(backends), opt);
+  if (a.json) std::cout << r.json().dump(2) << "\n";
+  else fmt::print("{}", r.table(a.failures_only));
+  return r.passed ? 0 : 1;
+}
+
+int fuzz(Args a) {
+  const auto slash = a.shard.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument(a.shard);
+    a.fuzz.shard = std::stoi(a.shard.substr(0, slash));
+    a.fuzz.shards = std::stoi(a.shard.substr(slash + 1));
+  } catch (const std::exception&) {
+    throw InputError("--shard", "expected i/n, got '" + a.shard + "'");
+  }
+  if (a.fuzz.shards < 1 || a.fuzz.shard < 0 || a.fuzz.shard >= a.fuzz.shards)
+    throw InputError("--shard", "expected 0 <= i < n, got '" + a.shard + "'");
+  const auto backends = make_backends(a.backends.empty() ? backend_names() : a.backends, a.backend_opt);
+  const FuzzResult r = run_fuzz(raw(backends), a.fuzz, [](const std::string& m) { fmt::print("{}\n", m); });
+  return r.failures.empty() ? 0 : 1;
+}
+
+int list() {
+  fmt::print("presets:");
+  for (const auto& n : preset_names()) fmt::print(" {}", n);
+  fmt::print("\nbackends:");
+  for (const auto& n : backend_names()) fmt::print(" {}", n);
+  fmt::print(" exec:COMMAND\n");
+  return 0;
+}
+
+int error_exit(bool json, int code, const std::string& kind, const std::string& message, const std::string& field) {
+  fmt::print(stderr, "ixo: {}: {}\n", code == 2 ? "error" : "internal error", message);
+  if (json)
+    std::cout << nlohmann::json{{"error", {{"exit", code}, {"kind", kind}, {"field", field}, {"message", message}}}}.dump(2)
+              << "\n";
+  return code;
+}
+
+}  // namespace ixo::cli

@@ -1,0 +1,33 @@
+// The subcommands of `ixo` (main.cpp parses the flags into Args and calls one of these).
+// Each returns the exit code: 0 pass, 1 fail; errors are thrown (InputError -> 2, else 3).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "ixo/default_suite.hpp"
+#include "ixo/fuzz.hpp"
+
+namespace ixo::cli {
+
+struct Args {
+  std::string out, case_dir, topk_file, scores_file, backend, shard = "0/1";
+  std::vector<std::string> backends;
+  BackendOptions backend_opt;
+  bool json = false, exact = false, failures_only = false, no_properties = false;
+  SuiteOptions suite;
+  FuzzOptions fuzz;
+  std::function<bool(const char*)> given;  // was this flag given on the command line?
+};
+
+int gen(const std::string& preset_name, std::uint64_t seed, const std::string& out);
+int ref(const std::string& dir, std::string out);
+int run(const Args& a);
+int check(const Args& a);
+int fuzz(Args a);
+int list();
+// Prints the error (stderr; with --json also a JSON object on stdout) and returns `code`.
+int error_exit(bool json, int code, const std::string& kind, const std::string& message, const std::string& field);
+
+}  // namespace ixo::cli
