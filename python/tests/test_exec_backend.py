@@ -39,7 +39,7 @@ def test_a_wrong_kernel_fails_with_the_report(cases):
 
 def test_exit_77_is_a_skip_not_a_pass(cases):
     rc, out = ixo("check", str(cases / "fp8-e4m3fn"), "--backend", KERNEL + " --only-bf16")
-    assert rc == 1 and "SKIP" in out and "bf16 K only" in out and "not a pass" in out, out
+    assert rc == 1 and "SKIP" in out and "bf16 K only" in out and "not passes" in out, out
     rc, out = ixo("check", str(cases / "gqa"), "--backend", KERNEL + " --only-bf16")
     assert rc == 0, out
 
@@ -96,3 +96,21 @@ def test_the_suite_over_an_exec_kernel_mixed_with_a_builtin_one(tmp_path):
                   "--failures-only")
     assert rc == 1 and "prop:matches-oracle" in out and "shrunk case written" in out, out
     assert os.listdir(tmp_path)
+
+
+def test_check_plot_writes_the_failing_rows_picture(tmp_path):
+    pytest.importorskip("matplotlib")
+    import numpy as np
+    import indexer_oracle as io
+    from test_api import drop_best_block
+
+    c = io.generate("verify", 1)
+    c.save(tmp_path / "case")
+    bad, _ = drop_best_block(c, io.reference(c)[0])
+    np.save(tmp_path / "bad.npy", bad)
+    rc, out = ixo("check", str(tmp_path / "case"), "--topk", str(tmp_path / "bad.npy"), "--plot", str(tmp_path / "pics"))
+    assert rc == 1, out
+    with open(tmp_path / "pics" / "failing_rows.png", "rb") as f:
+        assert f.read(4) == b"\x89PNG"
+    rc, out = ixo("check", "--plot", str(tmp_path / "pics"))
+    assert rc == 2 and "--plot" in out, out

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -48,6 +49,20 @@ std::vector<Backend*> raw(const std::vector<std::unique_ptr<Backend>>& v) {
 void refuse(const Args& a, std::initializer_list<const char*> flags, const std::string& why) {
   for (const char* f : flags)
     if (a.given(f)) throw InputError(f, why);
+}
+
+// `--plot DIR`: the Python package draws the failing rows (python3 -m indexer_oracle plot).
+void plot_failing_rows(const Args& a) {
+#if defined(IXO_PYTHON) && defined(IXO_PYTHON_DIR)
+  std::string cmd = std::string("env PYTHONPATH=") + IXO_PYTHON_DIR + " " + IXO_PYTHON + " -m indexer_oracle plot '" +
+                    a.case_dir + "' --topk '" + a.topk_file + "' --out '" + a.plot_dir + "'";
+  if (!a.scores_file.empty()) cmd += " --scores '" + a.scores_file + "'";
+  if (a.exact) cmd += " --exact";
+  if (std::system(cmd.c_str()) == -1) fmt::print(stderr, "ixo: --plot: could not run {}\n", IXO_PYTHON);
+#else
+  (void)a;
+  fmt::print(stderr, "ixo: --plot: this ixo was built without the Python package; no picture written\n");
+#endif
 }
 
 // `ixo check CASE --backend B...`: each backend on one case (a regression replay).
@@ -130,13 +145,14 @@ int check(const Args& a) {
       const Verdict v = judge(c, oracle(c), o, opt);
       if (a.json) std::cout << verdict_json(v).dump(2) << "\n";
       else fmt::print("{}\n", v.summary());
+      if (!v.pass && !a.plot_dir.empty()) plot_failing_rows(a);
       return v.pass ? 0 : 1;
     }
-    refuse(a, {"--scores"}, "needs --topk");
+    refuse(a, {"--scores", "--plot"}, "needs --topk");
     if (a.backends.empty()) throw InputError("--topk", "is required with a case directory (or --backend B to run a backend on it)");
     return check_case_with_backends(a);
   }
-  refuse(a, {"--topk", "--scores", "--exact"}, "needs a case directory: ixo check CASE_DIR --topk FILE");
+  refuse(a, {"--topk", "--scores", "--exact", "--plot"}, "needs a case directory: ixo check CASE_DIR --topk FILE");
   const bool all = a.backends.empty();
   const auto backends = make_backends(all ? backend_names() : a.backends, a.backend_opt);
   SuiteOptions opt = a.suite;

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   add_backends(check, a.backends, "backends to run (with a case directory: judge them on it; without: the suite over them)");
   check->add_option("--exec-timeout", a.backend_opt.exec_timeout_s, "seconds an exec: backend may take per case");
   check->add_flag("--json", a.json, "machine-readable output");
+  check->add_option("--plot", a.plot_dir, "with --topk: write DIR/failing_rows.png when the check fails (needs the Python package)");
   check->add_flag("--failures-only", a.failures_only, "suite: print only failing rows");
   check->add_flag("--no-properties", a.no_properties, "suite: skip the property rows");
   check->add_option("--property-cases", a.suite.property_cases, "suite: cases per property and backend");
