@@ -4,7 +4,8 @@
 # for the HIP compile gate.
 set -euo pipefail
 pkgs=(cmake g++ make libeigen3-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
-      nlohmann-json3-dev libcli11-dev libfmt-dev python3-numpy)
+      nlohmann-json3-dev libcli11-dev libfmt-dev python3-numpy
+      clang libclang-rt-dev)  # clang + libFuzzer/sanitizer runtimes: tests/fuzz_input (label fuzz-input)
 [ "${IXO_HIP:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev)
 missing=()
 for p in "${pkgs[@]}"; do
