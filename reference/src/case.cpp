@@ -1,8 +1,12 @@
 #include "ixo/case.hpp"
 
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <numbers>
 #include <string>
 
+#include "ixo/checked.hpp"
 #include "ixo/error.hpp"
 
 namespace ixo {
@@ -10,9 +14,43 @@ namespace ixo {
 namespace {
 std::string str(std::int64_t v) { return std::to_string(v); }
 std::string at(const char* name, std::int64_t i) { return std::string(name) + "[" + str(i) + "]"; }
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+// The logit multiplier as the kernels form it in fp32, ((sm_scale*q_scale) * log2e) *
+// k_scale (kernels/common/indexer_common.hpp), must be a finite normal float whenever the
+// exact product is nonzero: otherwise every score is inf/NaN, or flushed to 0/subnormal and
+// outside the error bound's relative-rounding model.
+void check_scale_product(const Case& c) {
+  const Config& g = c.cfg;
+  const double sm = c.effective_sm_scale();
+  const double exact = sm * g.q_scale * std::numbers::log2e * g.k_scale;
+  const float a = static_cast<float>(sm * g.q_scale);
+  const float b = a * static_cast<float>(std::numbers::log2e);
+  const float m = b * static_cast<float>(g.k_scale);
+  const std::string field = "q_scale, k_scale, sm_scale";
+  const std::string what = "product q_scale*k_scale*sm_scale*log2(e) = " + num(g.q_scale) + "*" + num(g.k_scale) + "*" +
+                           num(sm) + (g.sm_scale ? "" : " (D^-0.5)") + "*1.4427";
+  bool finite = std::isfinite(exact) && std::isfinite(m) && std::isfinite(b);
+  for (const double f : {sm, g.q_scale, g.k_scale, sm * g.q_scale}) finite = finite && std::fabs(f) <= FLT_MAX;
+  if (!finite)
+    throw InputError(field, what + " overflows float32 (the kernels form it in fp32; every factor, partial product "
+                                   "and the product must be at most " + num(FLT_MAX) + " in magnitude)");
+  if (exact != 0 && (std::fabs(a) < FLT_MIN || std::fabs(b) < FLT_MIN || std::fabs(m) < FLT_MIN))
+    throw InputError(field, what + " = " + num(exact) + " underflows float32 (the kernels form it in fp32; a nonzero "
+                                   "product and its partial products must be at least " + num(FLT_MIN) +
+                                   " in magnitude)");
+}
 }  // namespace
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  std::int64_t s;
+  if (__builtin_add_overflow(a, b - 1, &s)) return a / b + (a % b != 0);  // a near INT64_MAX: same value
+  return s / b;
+}
 
 double Case::effective_sm_scale() const {
   return cfg.sm_scale ? *cfg.sm_scale : 1.0 / std::sqrt(static_cast<double>(D));
@@ -52,16 +90,20 @@ void validate(const Case& c) {
   if (c.Hq % c.Hk != 0)
     throw InputError("q", "heads Hq=" + str(c.Hq) + " is not a multiple of k_cache heads Hk=" + str(c.Hk));
   if (c.S < 0 || c.rows < 0 || c.width < 0) throw InputError("k_cache", "negative dimension");
-  if (static_cast<std::int64_t>(c.q.size()) != c.R * c.Hq * c.D)
+  check_scale_product(c);
+  const std::int64_t qnum = checked_product("q", "elements R x Hq x D", {c.R, c.Hq, c.D});
+  if (static_cast<std::int64_t>(c.q.size()) != qnum)
     throw InputError("q", "holds " + str(static_cast<std::int64_t>(c.q.size())) + " elements, shape needs " +
-                              str(c.R * c.Hq * c.D));
-  const std::int64_t kbytes = c.S * c.Hk * c.D * element_bytes(g.k_dtype);
+                              str(qnum));
+  const std::int64_t kbytes =
+      checked_product("k_cache", "bytes S x Hk x D x element size", {c.S, c.Hk, c.D, element_bytes(g.k_dtype)});
   if (static_cast<std::int64_t>(c.k_cache.size()) != kbytes)
     throw InputError("k_cache", "holds " + str(static_cast<std::int64_t>(c.k_cache.size())) + " bytes, shape needs " +
                                     str(kbytes));
-  if (static_cast<std::int64_t>(c.req_to_token.size()) != c.rows * c.width)
+  const std::int64_t tnum = checked_product("req_to_token", "elements rows x width", {c.rows, c.width});
+  if (static_cast<std::int64_t>(c.req_to_token.size()) != tnum)
     throw InputError("req_to_token", "holds " + str(static_cast<std::int64_t>(c.req_to_token.size())) +
-                                         " elements, shape needs " + str(c.rows * c.width));
+                                         " elements, shape needs " + str(tnum));
   if (static_cast<std::int64_t>(c.slot_ids.size()) != c.R)
     throw InputError("slot_ids", "has " + str(static_cast<std::int64_t>(c.slot_ids.size())) + " entries, q has " +
                                      str(c.R) + " rows");
@@ -73,8 +115,9 @@ void validate(const Case& c) {
   if (c.width > 0 && c.NB() > (std::int64_t{1} << 22))
     throw InputError("req_to_token", "width " + str(c.width) + " gives " + str(c.NB()) + " blocks of " + str(g.block_size) +
                                          " tokens per row; at most 4194304 are supported");
-  if (c.Hq * c.R * c.NB() > (std::int64_t{1} << 32))
-    throw InputError("q", "Hq x R x blocks = " + str(c.Hq * c.R * c.NB()) + " score cells; at most 2^32 are supported");
+  const std::int64_t cells = checked_product("q", "score cells Hq x R x blocks", {c.Hq, c.R, c.NB()});
+  if (cells > (std::int64_t{1} << 32))
+    throw InputError("q", "Hq x R x blocks = " + str(cells) + " score cells; at most 2^32 are supported");
   if (c.R % g.packed_queries != 0)
     throw InputError("packed_queries", str(g.packed_queries) + " does not divide the " + str(c.R) + " rows");
 

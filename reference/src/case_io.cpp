@@ -5,8 +5,10 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
+#include "ixo/checked.hpp"
 #include "ixo/error.hpp"
 #include "ixo/npy.hpp"
 
@@ -17,24 +19,32 @@ using json = nlohmann::json;
 
 namespace {
 
+// A JSON value for a message: at most 80 characters.
+std::string brief(const json& v) {
+  const std::string d = v.dump();
+  return d.size() > 80 ? d.substr(0, 77) + "..." : d;
+}
+
 int json_int(const json& j, const char* key) {
   const json& v = j.at(key);
-  if (!v.is_number_integer()) throw InputError(key, "must be an integer, got " + v.dump());
+  if (!v.is_number_integer()) throw InputError(key, "must be an integer, got " + brief(v));
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw InputError(key, "out of range: " + brief(v));
   const auto x = v.get<long long>();
   if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
-    throw InputError(key, "out of range: " + v.dump());
+    throw InputError(key, "out of range: " + brief(v));
   return static_cast<int>(x);
 }
 
 double json_num(const json& j, const char* key) {
   const json& v = j.at(key);
-  if (!v.is_number()) throw InputError(key, "must be a number, got " + v.dump());
+  if (!v.is_number()) throw InputError(key, "must be a number, got " + brief(v));
   return v.get<double>();
 }
 
 std::string json_str(const json& j, const char* key) {
   const json& v = j.at(key);
-  if (!v.is_string()) throw InputError(key, "must be a string, got " + v.dump());
+  if (!v.is_string()) throw InputError(key, "must be a string, got " + brief(v));
   return v.get<std::string>();
 }
 
@@ -60,6 +70,30 @@ NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_
   return a;
 }
 
+// json::parse, except that an object key given twice is an InputError naming the key (the
+// library would silently keep the last value), and nesting deeper than 64 levels is refused
+// (messages dump values recursively). `what` names the document in messages.
+json parse_json_strict(const std::string& text, const std::string& what) {
+  std::vector<std::set<std::string>> keys;  // one set per open object
+  const json::parser_callback_t cb = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > 64) throw InputError(what, "nests deeper than 64 levels");
+    if (event == json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      if (!keys.empty()) keys.pop_back();
+    } else if (event == json::parse_event_t::key && !keys.empty()) {
+      const std::string k = parsed.is_string() ? parsed.get<std::string>() : parsed.dump();
+      if (!keys.back().insert(k).second) throw InputError(k, "appears more than once in " + what + " (duplicate key)");
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, cb);
+  } catch (const json::exception& e) {  // syntax errors, and numbers that overflow a double
+    throw InputError(what, std::string("is not valid JSON: ") + e.what());
+  }
+}
+
 std::vector<std::int64_t> as_int64(const NpyArray& a) {
   if (a.descr == "<i8") return npy_values<std::int64_t>(a);
   const auto v = npy_values<std::int32_t>(a);
@@ -69,13 +103,8 @@ std::vector<std::int64_t> as_int64(const NpyArray& a) {
 }  // namespace
 
 Config parse_config_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {  // syntax errors, and numbers that overflow a double
-    throw InputError("case.json", std::string("is not valid JSON: ") + e.what());
-  }
-  if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + j.dump());
+  const json j = parse_json_strict(text, "case.json");
+  if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + brief(j));
   static const char* known[] = {"block_size", "topk",    "init_blocks", "local_blocks", "score_type",
                                 "sm_scale",   "q_scale", "k_scale",     "k_dtype",      "packed_queries"};
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -116,8 +145,13 @@ std::string config_to_json(const Config& c) {
 
 Case load_case(const std::string& dir) {
   if (!fs::is_directory(dir)) throw InputError("case", "'" + dir + "' is not a directory");
-  std::ifstream in(fs::path(dir) / "case.json");
-  if (!in) throw InputError("case.json", "missing in '" + dir + "'");
+  const std::string json_path = (fs::path(dir) / "case.json").string();
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(json_path, ec)))
+    throw InputError("case.json", "missing in '" + dir + "'");
+  require_regular_file(json_path, "case.json");  // a FIFO or directory is refused, never opened
+  std::ifstream in(json_path);
+  if (!in) throw InputError("case.json", "cannot open '" + json_path + "' for reading");
   std::stringstream ss;
   ss << in.rdbuf();
   Case c;

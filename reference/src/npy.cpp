@@ -1,106 +1,345 @@
 #include "ixo/npy.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <istream>
+#include <new>
+#include <optional>
+#include <streambuf>
 
+#include "ixo/checked.hpp"
 #include "ixo/error.hpp"
 
 namespace ixo {
 
-std::int64_t NpyArray::numel() const {
-  std::int64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
-}
+namespace fs = std::filesystem;
 
-int NpyArray::item_size() const { return descr.size() >= 3 ? std::stoi(descr.substr(2)) : 0; }
+std::int64_t NpyArray::numel() const { return checked_product("npy", "element count of shape", shape); }
 
 namespace {
 
-std::string dict_value(const std::string& header, const std::string& key, const std::string& field) {
-  // The header is a Python dict literal; values are a quoted string, True/False, or a
-  // parenthesised tuple.
-  std::size_t k = std::string::npos;
-  for (const char q : {'\'', '"'}) {
-    k = header.find(std::string(1, q) + key + std::string(1, q));
-    if (k != std::string::npos) break;
+// Bytes per element of a plain numeric descr ("<u2", "|u1", "<f4", ...); 0 otherwise.
+int descr_item_size(const std::string& d) {
+  std::size_t i = 0;
+  if (i < d.size() && (d[i] == '<' || d[i] == '>' || d[i] == '|' || d[i] == '=')) ++i;
+  if (i >= d.size() || std::strchr("biufc", d[i]) == nullptr || d[i] == '\0') return 0;
+  ++i;
+  if (d.size() - i < 1 || d.size() - i > 2) return 0;
+  int n = 0;
+  for (; i < d.size(); ++i) {
+    if (d[i] < '0' || d[i] > '9') return 0;
+    n = n * 10 + (d[i] - '0');
   }
-  if (k == std::string::npos) throw InputError(field, "npy header has no '" + key + "' entry");
-  std::size_t v = header.find(':', k + key.size() + 2);
-  if (v == std::string::npos) throw InputError(field, "npy header entry '" + key + "' has no value");
-  v = header.find_first_not_of(" \t", v + 1);
-  if (v == std::string::npos) throw InputError(field, "npy header entry '" + key + "' has no value");
-  const char open = header[v];
-  std::size_t end;
-  if (open == '\'' || open == '"')
-    end = header.find(open, v + 1);
-  else if (open == '(')
-    end = header.find(')', v + 1);
-  else
-    end = header.find_first_of(",}", v) - 1;
-  if (end == std::string::npos || end < v) throw InputError(field, "npy header entry '" + key + "' is malformed");
-  return header.substr(v, end - v + 1);
+  return n == 1 || n == 2 || n == 4 || n == 8 || n == 16 ? n : 0;
 }
+
+// Header text for messages: printable ASCII, at most 80 characters.
+std::string shown(const std::string& s) {
+  std::string o;
+  for (const char ch : s.substr(0, 80)) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u >= 0x20 && u < 0x7f) {
+      o += ch;
+    } else {
+      static const char* hex = "0123456789abcdef";
+      o += "\\x";
+      o += hex[u >> 4];
+      o += hex[u & 15];
+    }
+  }
+  return s.size() > 80 ? o + "..." : o;
+}
+
+// The header is a Python dict literal with the keys 'descr' (a string, or a list for a
+// structured dtype), 'fortran_order' (True/False) and 'shape' (a tuple of ints).
+struct Header {
+  std::optional<std::string> descr;  // the string's contents
+  std::optional<std::string> descr_raw;  // a non-string descr (structured dtypes), as written
+  std::optional<bool> fortran_order;
+  std::optional<std::vector<std::int64_t>> shape;
+  std::string shape_text;
+};
+
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& text, const std::string& path, const std::string& field)
+      : s_(text), path_(path), field_(field) {}
+
+  Header parse() {
+    Header h;
+    ws();
+    expect('{');
+    while (true) {
+      ws();
+      if (peek() == '}') break;
+      const std::string key = string_literal("a key");
+      ws();
+      expect(':');
+      ws();
+      auto seen = [&](bool dup) {
+        if (dup) fail("npy header has a duplicate '" + key + "' entry");
+      };
+      if (key == "descr") {
+        seen(h.descr.has_value() || h.descr_raw.has_value());
+        if (peek() == '\'' || peek() == '"')
+          h.descr = string_literal("the descr");
+        else
+          h.descr_raw = raw_value();
+      } else if (key == "fortran_order") {
+        seen(h.fortran_order.has_value());
+        h.fortran_order = boolean();
+      } else if (key == "shape") {
+        seen(h.shape.has_value());
+        const std::size_t b = i_;
+        h.shape = tuple();
+        h.shape_text = s_.substr(b, i_ - b);
+      } else {
+        fail("npy header has an unknown key '" + shown(key) + "' (numpy writes descr, fortran_order, shape)");
+      }
+      ws();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      if (peek() != '}') fail("npy header is malformed at offset " + std::to_string(i_) + ": " + shown(s_.substr(i_)));
+    }
+    ++i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t' || s_[i_] == '\0'))
+      ++i_;
+    if (i_ != s_.size()) fail("npy header has trailing text after the dict: " + shown(s_.substr(i_)));
+    for (const char* k : {"descr", "fortran_order", "shape"}) {
+      const bool have = std::string(k) == "descr" ? (h.descr || h.descr_raw)
+                        : std::string(k) == "shape" ? h.shape.has_value()
+                                                    : h.fortran_order.has_value();
+      if (!have) fail(std::string("npy header has no '") + k + "' entry");
+    }
+    return h;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& m) const { throw InputError(field_, "'" + path_ + "': " + m); }
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  void ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+  }
+  void expect(char ch) {
+    if (peek() != ch || i_ >= s_.size())
+      fail(std::string("npy header is malformed: expected '") + ch + "' at offset " + std::to_string(i_) + ", got " +
+           shown(s_.substr(i_, 20)) + " (header " + shown(s_) + ")");
+    ++i_;
+  }
+  std::string string_literal(const char* what) {
+    const char q = peek();
+    if (q != '\'' && q != '"') fail(std::string("npy header is malformed: expected ") + what + " at offset " +
+                                    std::to_string(i_) + " (header " + shown(s_) + ")");
+    std::string out;
+    for (++i_; i_ < s_.size() && s_[i_] != q; ++i_) {
+      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
+      out += s_[i_];
+    }
+    if (i_ >= s_.size()) fail("npy header has an unterminated string (header " + shown(s_) + ")");
+    ++i_;
+    return out;
+  }
+  bool boolean() {
+    for (const auto& [word, value] : {std::pair<const char*, bool>{"True", true}, {"False", false}}) {
+      const std::size_t n = std::strlen(word);
+      if (s_.compare(i_, n, word) == 0) {
+        i_ += n;
+        return value;
+      }
+    }
+    fail("npy header entry 'fortran_order' must be True or False, got " + shown(s_.substr(i_, 20)));
+  }
+  // A tuple of non-negative ints: "()", "(3,)", "(3, 4)".
+  std::vector<std::int64_t> tuple() {
+    const std::size_t start = i_;
+    auto bad = [&](const std::string& why) {
+      std::size_t e = s_.find(')', start);
+      fail("npy header has a malformed shape " + shown(s_.substr(start, e == std::string::npos ? 40 : e - start + 1)) +
+           ": " + why);
+    };
+    if (peek() != '(') bad("expected a tuple");
+    ++i_;
+    std::vector<std::int64_t> dims;
+    while (true) {
+      ws();
+      if (peek() == ')') break;
+      if (peek() < '0' || peek() > '9') bad("dimensions must be non-negative integers");
+      std::int64_t v = 0;
+      while (peek() >= '0' && peek() <= '9') {
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, peek() - '0', &v))
+          bad("a dimension overflows int64");
+        ++i_;
+      }
+      if (peek() == 'L') ++i_;  // Python 2 long
+      dims.push_back(v);
+      ws();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      if (peek() != ')') bad("expected ',' or ')'");
+    }
+    ++i_;
+    if (dims.size() > 32) bad("more than 32 dimensions");
+    return dims;
+  }
+  // A bracketed value (a structured descr), as written, for the message.
+  std::string raw_value() {
+    const std::size_t b = i_;
+    int depth = 0;
+    char quote = 0;
+    for (; i_ < s_.size(); ++i_) {
+      const char ch = s_[i_];
+      if (quote) {
+        if (ch == quote) quote = 0;
+      } else if (ch == '\'' || ch == '"') {
+        quote = ch;
+      } else if (ch == '[' || ch == '(' || ch == '{') {
+        ++depth;
+      } else if (ch == ']' || ch == ')' || ch == '}') {
+        if (depth == 0) break;
+        if (--depth == 0) {
+          ++i_;
+          break;
+        }
+      } else if (ch == ',' && depth == 0) {
+        break;
+      }
+    }
+    if (i_ == b) fail("npy header entry 'descr' has no value (header " + shown(s_) + ")");
+    return s_.substr(b, i_ - b);
+  }
+
+  const std::string& s_;
+  std::size_t i_ = 0;
+  const std::string& path_;
+  const std::string& field_;
+};
+
+std::string tuple_text(const std::vector<std::int64_t>& s) {
+  std::string o = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) o += (i ? ", " : "") + std::to_string(s[i]);
+  return o + (s.size() == 1 ? ",)" : ")");
+}
+
+// Reads an .npy file of `file_size` bytes from `in`. Nothing larger than the header (at
+// most 1 MiB) is allocated before the claimed size has been checked against `file_size`.
+NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::string& path, const std::string& field) {
+  auto fail = [&](const std::string& m) -> InputError { return InputError(field, "'" + path + "' " + m); };
+  char magic[8];
+  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw fail("is not an .npy file (bad magic)");
+  const int major = static_cast<unsigned char>(magic[6]);
+  std::uint64_t hlen = 0, preamble = 0;
+  if (major == 1) {
+    unsigned char b[2];
+    if (!in.read(reinterpret_cast<char*>(b), 2)) throw fail("is truncated in the header");
+    hlen = b[0] | (b[1] << 8);
+    preamble = 10;
+  } else if (major == 2 || major == 3) {
+    unsigned char b[4];
+    if (!in.read(reinterpret_cast<char*>(b), 4)) throw fail("is truncated in the header");
+    hlen = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    preamble = 12;
+  } else {
+    throw fail("has unsupported npy version " + std::to_string(major));
+  }
+  if (hlen > (1u << 20)) throw fail("has an implausible header length " + std::to_string(hlen) + " (at most 1 MiB)");
+  if (preamble + hlen > file_size)
+    throw fail("is truncated: header claims " + std::to_string(preamble + hlen) + " header bytes, file has " +
+               std::to_string(file_size));
+  std::string text(static_cast<std::size_t>(hlen), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(hlen))) throw fail("is truncated in the header");
+
+  const Header h = HeaderParser(text, path, field).parse();
+  NpyArray a;
+  if (h.descr_raw)
+    throw fail("has a structured or non-string dtype descr " + shown(*h.descr_raw) +
+               "; only plain numeric dtypes (<u2, |u1, <i4, <i8, <f4, ...) are supported");
+  a.descr = *h.descr;
+  const int isz = descr_item_size(a.descr);
+  if (isz == 0)
+    throw fail("has an unsupported dtype descr '" + shown(a.descr) +
+               "' (plain numeric dtypes like <u2, |u1, <i4, <f4)");
+  if (a.descr.size() == 2) a.descr.insert(a.descr.begin(), '=');  // no byte-order character: native
+  if (isz == 1) a.descr[0] = '|';
+  if (a.descr[0] == '=') a.descr[0] = '<';
+  if (a.descr[0] == '>') throw fail("is big-endian (" + a.descr + "); write little-endian");
+  if (*h.fortran_order) throw fail("is in Fortran order; write a C-contiguous array");
+  a.shape = *h.shape;
+
+  const std::string shape = tuple_text(a.shape);
+  std::int64_t n = 1;
+  for (const std::int64_t d : a.shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw fail("has shape " + shape + " whose element count overflows int64");
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, std::int64_t{isz}, &bytes))
+    throw fail("has shape " + shape + " x " + std::to_string(isz) + " bytes per element, which overflows int64");
+  const std::uint64_t have = file_size - preamble - hlen;
+  if (static_cast<std::uint64_t>(bytes) > have)
+    throw fail("is truncated: header claims " + std::to_string(bytes) + " data bytes (shape " + shape + ", dtype " +
+               a.descr + "), file has " + std::to_string(have));
+  if (static_cast<std::uint64_t>(bytes) < have)
+    throw fail("has " + std::to_string(have - static_cast<std::uint64_t>(bytes)) + " trailing bytes: header claims " +
+               std::to_string(bytes) + " data bytes (shape " + shape + ", dtype " + a.descr + "), file has " +
+               std::to_string(have));
+  try {
+    a.data.resize(static_cast<std::size_t>(bytes));
+  } catch (const std::bad_alloc&) {
+    throw fail("needs " + std::to_string(bytes) + " bytes of memory for its data; allocation failed");
+  }
+  if (bytes > 0 && !in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes)))
+    throw fail("is truncated: expected " + std::to_string(bytes) + " data bytes, got " + std::to_string(in.gcount()));
+  return a;
+}
+
+struct MemoryBuf : std::streambuf {
+  MemoryBuf(const void* p, std::size_t n) {
+    char* b = const_cast<char*>(static_cast<const char*>(p));
+    setg(b, b, b + n);
+  }
+};
 
 }  // namespace
 
-NpyArray read_npy(const std::string& path, const std::string& field) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(field, "cannot open '" + path + "' (missing file?)");
-  char magic[8];
-  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
-    throw InputError(field, "'" + path + "' is not an .npy file (bad magic)");
-  const int major = static_cast<unsigned char>(magic[6]);
-  std::uint32_t hlen = 0;
-  if (major == 1) {
-    unsigned char b[2];
-    if (!in.read(reinterpret_cast<char*>(b), 2)) throw InputError(field, "'" + path + "' truncated in header");
-    hlen = b[0] | (b[1] << 8);
-  } else if (major == 2 || major == 3) {
-    unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4)) throw InputError(field, "'" + path + "' truncated in header");
-    hlen = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
-  } else {
-    throw InputError(field, "'" + path + "' has unsupported npy version " + std::to_string(major));
-  }
-  if (hlen > (1u << 20)) throw InputError(field, "'" + path + "' has an implausible header length");
-  std::string header(hlen, '\0');
-  if (!in.read(header.data(), hlen)) throw InputError(field, "'" + path + "' truncated in header");
+int NpyArray::item_size() const { return descr_item_size(descr); }
 
-  NpyArray a;
-  std::string descr = dict_value(header, "descr", field);
-  a.descr = descr.substr(1, descr.size() - 2);
-  if (a.descr.size() == 3 && a.descr[0] == '=') a.descr[0] = '<';
-  if (a.descr.size() == 3 && a.descr[1] == 'u' && a.descr[2] == '1') a.descr[0] = '|';
-  if (a.descr.size() == 3 && a.descr[0] == '>' && a.descr[2] != '1')
-    throw InputError(field, "'" + path + "' is big-endian (" + a.descr + "); write little-endian");
-  if (dict_value(header, "fortran_order", field) != "False")
-    throw InputError(field, "'" + path + "' is in Fortran order; write a C-contiguous array");
-  const std::string shape = dict_value(header, "shape", field);
-  std::stringstream ss(shape.substr(1, shape.size() - 2));
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const auto b = item.find_first_not_of(" \t");
-    if (b == std::string::npos) continue;
-    try {
-      std::size_t used = 0;
-      const long long v = std::stoll(item.substr(b), &used);
-      if (v < 0) throw std::invalid_argument("negative");
-      a.shape.push_back(v);
-    } catch (const std::exception&) {
-      throw InputError(field, "'" + path + "' has a malformed shape " + shape);
-    }
+void require_regular_file(const std::string& path, const std::string& field) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) {
+    std::error_code lec;
+    if (fs::is_symlink(fs::symlink_status(path, lec)))
+      throw InputError(field, "cannot open '" + path + "': it is a symlink to a missing file");
+    throw InputError(field, "cannot open '" + path + "' (missing file?)");
   }
-  const int isz = a.item_size();
-  if (isz <= 0) throw InputError(field, "'" + path + "' has an unsupported dtype '" + a.descr + "'");
-  const std::int64_t n = a.numel();
-  if (n < 0 || n > (std::int64_t{1} << 40) / isz) throw InputError(field, "'" + path + "' has an implausible shape");
-  a.data.resize(static_cast<std::size_t>(n * isz));
-  if (n > 0 && !in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(a.data.size())))
-    throw InputError(field, "'" + path + "' is truncated: expected " + std::to_string(n * isz) + " data bytes, got " +
-                                std::to_string(in.gcount()));
-  return a;
+  if (fs::is_regular_file(st)) return;
+  const char* kind = fs::is_directory(st)        ? "a directory"
+                     : fs::is_fifo(st)           ? "a FIFO"
+                     : fs::is_socket(st)         ? "a socket"
+                     : fs::is_block_file(st)     ? "a block device"
+                     : fs::is_character_file(st) ? "a character device"
+                                                 : "not a regular file";
+  throw InputError(field, "'" + path + "' is " + kind + ", not a regular file");
+}
+
+NpyArray read_npy(const std::string& path, const std::string& field) {
+  require_regular_file(path, field);
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw InputError(field, "cannot open '" + path + "': " + ec.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(field, "cannot open '" + path + "' for reading");
+  return read_stream(in, size, path, field);
+}
+
+NpyArray parse_npy(const void* bytes, std::size_t size, const std::string& path, const std::string& field) {
+  MemoryBuf buf(bytes, size);
+  std::istream in(&buf);
+  return read_stream(in, size, path, field);
 }
 
 void write_npy(const std::string& path, const std::string& descr, const std::vector<std::int64_t>& shape,

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <random>
 
 #include "ixo/case_io.hpp"
@@ -209,6 +211,86 @@ TEST_F(BadInput, ObservedScoresWithTheWrongDtype) {
     EXPECT_EQ(e.field(), "scores");
     EXPECT_NE(std::string(e.what()).find("<f8"), std::string::npos) << e.what();
   }
+}
+
+
+// Issue 10: a key given twice is an error naming the key (the JSON library keeps the last).
+TEST_F(BadInput, DuplicateKeyInCaseJson) {
+  std::string j = ixo::config_to_json(c.cfg);
+  j.insert(j.find('{') + 1, "\"topk\": 3,");
+  write_json(j);
+  expect_error("topk", "more than once in case.json");
+}
+
+TEST_F(BadInput, DeeplyNestedJsonIsRefusedNotDumped) {
+  const int depth = 100000;  // dumping this for the message would overflow the stack
+  write_json(json_with("topk", std::string(depth, '[') + std::string(depth, ']')));
+  expect_error("case.json", "nests deeper than 64 levels");
+}
+
+TEST_F(BadInput, IntegerBeyondInt64IsOutOfRange) {
+  write_json(json_with("topk", "18446744073709551615"));  // parsed as uint64, was read as -1
+  expect_error("topk", "out of range: 18446744073709551615");
+}
+
+// The kernels form ((sm_scale*q_scale)*log2e)*k_scale in fp32: it must stay a finite normal float.
+TEST_F(BadInput, ScaleProductOverflowingFloat32) {
+  const std::string fields = "q_scale, k_scale, sm_scale";
+  auto with = [&](double q, double k, std::optional<double> sm) {
+    auto cfg = c.cfg;
+    cfg.q_scale = q;
+    cfg.k_scale = k;
+    cfg.sm_scale = sm;
+    write_json(ixo::config_to_json(cfg));
+  };
+  with(1e300, 1e300, std::nullopt);  // inf even in float64
+  expect_error(fields, "1e+300*1e+300*0.125 (D^-0.5)*1.4427 overflows float32");
+  with(1e20, 1e20, std::nullopt);  // finite in float64, inf in float32
+  expect_error(fields, "overflows float32");
+  with(1e-39, 1e39, 1.0);  // the product is fine, but k_scale itself is not a float
+  expect_error(fields, "overflows float32");
+  with(1.0, 1.0, 1e39);
+  expect_error(fields, "overflows float32");
+  with(1e-30, 1e-30, std::nullopt);  // flushed to 0 in fp32 while the exact product is not
+  expect_error(fields, "underflows float32");
+  with(1e10, 1e10, std::nullopt);  // 1.8e19: fine
+  EXPECT_NO_THROW(ixo::load_case(dir));
+  with(0.0, 1.0, std::nullopt);  // an exact zero is every kernel's zero too
+  EXPECT_NO_THROW(ixo::load_case(dir));
+  with(-2.0, 0.5, -3.0);
+  EXPECT_NO_THROW(ixo::load_case(dir));
+}
+
+TEST_F(BadInput, WidthNearInt64MaxDoesNotWrapTheBlockCount) {
+  std::vector<std::int32_t> t;
+  ixo::write_npy(path("req_to_token.npy"), "<i4", {0, std::numeric_limits<std::int64_t>::max()}, t.data(), 0);
+  expect_error("req_to_token", "blocks of");
+}
+
+// validate() on a Case built in memory: shape products that wrap around int64 are errors,
+// not a size that happens to match an empty tensor.
+TEST(ValidateProducts, OverflowingShapeProductsAreNamed) {
+  auto expect = [](const ixo::Case& c, const std::string& field, const std::string& needle) {
+    try {
+      ixo::validate(c);
+      ADD_FAILURE() << "no error; expected one for " << field;
+    } catch (const ixo::InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  ixo::Case c;  // every tensor empty
+  c.D = 64;
+  c.R = std::int64_t{1} << 58;  // R x Hq x D = 2^64 wraps to 0
+  expect(c, "q", "elements R x Hq x D = 288230376151711744 x 1 x 64 overflows int64");
+  c.R = 0;
+  c.S = std::int64_t{1} << 58;
+  c.Hk = 1;  // S x Hk x D x 2 bytes = 2^65
+  expect(c, "k_cache", "bytes S x Hk x D x element size = 288230376151711744 x 1 x 64 x 2 overflows int64");
+  c.S = 0;
+  c.rows = std::int64_t{1} << 62;
+  c.width = 4;
+  expect(c, "req_to_token", "elements rows x width = 4611686018427387904 x 4 overflows int64");
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Minimal .npy (format 1.0/2.0/3.0) reader and writer for the dtypes case files use.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "ixo/error.hpp"
 
 namespace ixo {
 
@@ -10,18 +13,35 @@ struct NpyArray {
   std::string descr;                 // e.g. "<u2", "|u1", "<i4", "<i8", "<f4"
   std::vector<std::int64_t> shape;
   std::vector<std::uint8_t> data;    // raw little-endian bytes, C order
-  std::int64_t numel() const;
-  int item_size() const;
+  std::int64_t numel() const;        // throws InputError("npy") if the product overflows int64
+  int item_size() const;             // bytes per element; 0 when descr is not a plain dtype
 };
 
-// Throws InputError(field = the file name) for missing, truncated or malformed files.
+// Throws InputError(field) naming `path` when it does not exist, is a dangling symlink, or is
+// anything but a regular file after following symlinks (directory, FIFO, socket, device): a
+// FIFO is refused before it is opened, so reading never blocks.
+void require_regular_file(const std::string& path, const std::string& field);
+
+// Throws InputError(field, "'path' ...") for missing, non-regular, truncated or malformed
+// files. Every shape product is overflow-checked and the size the header claims is compared
+// with the file's real size before anything is allocated.
 NpyArray read_npy(const std::string& path, const std::string& field);
+// The same parser over bytes in memory (`path` only names the source in messages); the
+// bytes must be the whole file. Used by the fuzz target.
+NpyArray parse_npy(const void* bytes, std::size_t size, const std::string& path, const std::string& field);
+
 void write_npy(const std::string& path, const std::string& descr, const std::vector<std::int64_t>& shape,
                const void* data, std::size_t bytes);
 
+// The elements of `a` as T (the caller has checked the dtype). Throws InputError("npy") if
+// the array holds fewer bytes than its shape needs.
 template <class T>
 std::vector<T> npy_values(const NpyArray& a) {
-  std::vector<T> v(static_cast<std::size_t>(a.numel()));
+  const auto n = static_cast<std::size_t>(a.numel());
+  if (n > a.data.size() / sizeof(T))
+    throw InputError("npy", "array of dtype '" + a.descr + "' holds " + std::to_string(a.data.size()) +
+                                " bytes, fewer than its shape needs");
+  std::vector<T> v(n);
   if (!v.empty()) __builtin_memcpy(v.data(), a.data.data(), v.size() * sizeof(T));
   return v;
 }
