@@ -3,7 +3,8 @@
 # .deps (toolchain.md path 2), run the GPU tests under plain ctest, compute-sanitizer
 # (memcheck, racecheck, initcheck, synccheck) on a small test filter, and the benchmarks.
 # Logs go to $1, else $OUT, else ./gpu-check-out.
-#   STAGES="build test bench sanitize" (default all), ARCH=90a, JOBS=$(nproc), REPS=50,
+#   STAGES="build test python bench sanitize" (default all; python: ctest -L python, incl. the
+#   torch/CUDA tests, with the machine's python3 - IXO_PYTHON overrides it), ARCH=90a, JOBS=$(nproc), REPS=50,
 #   TARGETS="ixo" (build stage: only these targets instead of the GPU tests + everything),
 #   GPU_SLOTS=4 (GPU tests sharing one GPU at a time; ctest spreads them over every GPU through
 #   the resource spec of ci/gpu-resources.sh)
@@ -14,7 +15,7 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-${OUT:-$root/gpu-check-out}}"
 mkdir -p "$out"
-STAGES="${STAGES:-build test bench sanitize}"
+STAGES="${STAGES:-build test python bench sanitize}"
 ARCH="${ARCH:-90a}"
 JOBS="${JOBS:-$(nproc)}"
 REPS="${REPS:-50}"
@@ -33,7 +34,7 @@ if has build; then
   cmake -S "$root" -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
     -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_PREFIX_PATH="$deps/usr" \
-    -DEigen3_DIR="$deps/usr/share/eigen3/cmake" > "$out/build.log" 2>&1
+    -DEigen3_DIR="$deps/usr/share/eigen3/cmake" -DIXO_PYTHON="${IXO_PYTHON:-$(command -v python3)}" > "$out/build.log" 2>&1
   rc=$?; note "configure rc=$rc"; [[ $rc == 0 ]] || { tail -30 "$out/build.log"; exit 1; }
   if [[ -n "${TARGETS:-}" ]]; then
     # Only these targets (e.g. TARGETS=ixo for the GPU mutation campaign, docs/mutation.md).
@@ -57,6 +58,13 @@ if has test; then
   [[ $rc == 0 ]] || status=1
   (cd "$B" && ctest -L hip --output-on-failure) > "$out/ctest-hip.log" 2>&1
   note "ctest -L hip rc=$?: $(grep -E 'tests passed|tests failed' "$out/ctest-hip.log" | tail -1)"
+fi
+
+if has python; then
+  # The Python package on this machine's python3 (torch, CUDA tensors, fuzz/suite over cuda-packed).
+  (cd "$B" && ctest -L python --output-on-failure -j4) > "$out/ctest-python.log" 2>&1
+  rc=$?; note "ctest -L python rc=$rc: $(grep -E 'tests passed|tests failed' "$out/ctest-python.log" | tail -1)"
+  [[ $rc == 0 ]] || status=1
 fi
 
 if has bench; then

@@ -1,4 +1,5 @@
 #include "ixo/case_io.hpp"
+#include "ixo/observed_arrays.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -198,29 +199,13 @@ void save_case(const Case& c, const std::string& dir) {
 }
 
 Observed load_observed(const Case& c, const std::string& topk_path, const std::string& scores_path) {
-  Observed o;
   const NpyArray t = read_npy(topk_path, "topk_idx");
   if (t.descr != "<i4") throw InputError("topk_idx", "has npy dtype '" + t.descr + "', expected <i4 (int32)");
-  if (t.shape.size() != 3 || t.shape[0] != c.Hq || t.shape[1] != c.R || t.shape[2] != c.cfg.topk)
-    throw InputError("topk_idx", "shape " + dims(t.shape) + ", expected [" + std::to_string(c.Hq) + "," +
-                                     std::to_string(c.R) + "," + std::to_string(c.cfg.topk) + "] (Hq, R, topk)");
-  o.Hq = c.Hq;
-  o.R = c.R;
-  o.topk = c.cfg.topk;
-  o.topk_idx = npy_values<std::int32_t>(t);
-  if (!scores_path.empty()) {
-    const NpyArray s = read_npy(scores_path, "scores");
-    if (s.descr != "<f4") throw InputError("scores", "has npy dtype '" + s.descr + "', expected <f4 (float32)");
-    std::int64_t need = 0;
-    for (std::int64_t r = 0; r < c.R; ++r) need = std::max(need, row_blocks(c, r));
-    if (s.shape.size() != 3 || s.shape[0] != c.Hq || s.shape[1] != c.R || s.shape[2] < need)
-      throw InputError("scores", "shape " + dims(s.shape) + ", expected [" + std::to_string(c.Hq) + "," +
-                                     std::to_string(c.R) + ",NB] with NB >= " + std::to_string(need));
-    o.has_scores = true;
-    o.NB = s.shape[2];
-    o.scores = npy_values<float>(s);
-  }
-  return o;
+  if (scores_path.empty()) return observed_from_arrays(c, t.shape, npy_values<std::int32_t>(t));
+  const NpyArray s = read_npy(scores_path, "scores");
+  if (s.descr != "<f4") throw InputError("scores", "has npy dtype '" + s.descr + "', expected <f4 (float32)");
+  const ScoresArray scores{s.shape, npy_values<float>(s)};
+  return observed_from_arrays(c, t.shape, npy_values<std::int32_t>(t), &scores);
 }
 
 void save_observed(const Observed& o, const std::string& dir) {
