@@ -16,10 +16,12 @@
 //     ranks are all-gathered; each rank merges its own head: the top `topk` keys, ids
 //     ascending, -1 padded. The key order is the native order (score desc, lower id first),
 //     so CP selects exactly the native per-row ids.
-//   * Packed verify rows: tile row i -> (draft row g * pack + i / WORLD, head i % WORLD)
-//     when pack * WORLD <= 16 and the rows split into whole groups sharing one slot id.
-//     K is loaded once per group for the group's longest (writable) row; each row is masked
-//     and forced with its own length.
+//   * Packed verify rows: tile row i -> (draft row first + i / WORLD, head i % WORLD)
+//     when pack * WORLD <= 16 (shapes only). The row axis is the native packed plan's
+//     (common::program_rows / program_tiles): a whole group whose rows share one slot id is
+//     one tile; any other group and the trailing R % P rows run per row inside their program.
+//     K is loaded once per tile for its longest (writable) row; each row is masked and forced
+//     with its own length.
 #pragma once
 #include <cstdint>
 
@@ -115,9 +117,10 @@ IXO_HD void chunk_cells(std::int64_t LOCAL, int chunks, int c, std::int64_t* l0,
 
 // Packing: pack * WORLD tile rows must fit one 16-row tile.
 IXO_HD bool pack_fits(int pack, int world) { return pack >= 1 && pack * world <= kTileRows; }
-// Tile row i of group g: (row g*pack + i / WORLD, head i % WORLD); rows past pack*WORLD idle.
+// Tile row i of the tile starting at row `first`: (row first + i / WORLD, head i % WORLD);
+// rows past pack*WORLD idle.
 IXO_HD TileRow tile(int i, int pack, int world) { return tile_row(i, pack, world); }
-IXO_HD std::int64_t tile_row_index(std::int64_t g, int pack, const TileRow& t) { return g * pack + t.draft; }
+IXO_HD std::int64_t tile_row_index(std::int64_t first, const TileRow& t) { return first + t.draft; }
 
 // Per tile row facts of one program.
 struct RowFacts {
@@ -135,19 +138,21 @@ IXO_HD RowFacts row_facts(std::int64_t slot, std::int64_t L, std::int64_t S, std
   return f;
 }
 
-// Group plan: K length (the longest writable row; the mutant: the shortest) and table row
-// (the first writable row's; the mutant: the group index). Lg = 0 / sid = -1: nothing to score.
+// Plan of the tile of `pack` rows starting at row `first` (a packed group, or one row):
+// K length (the longest writable row; the mutant: the shortest) and table row (the first
+// writable row's; the mutant: the group index first / pack). Lg = 0 / sid = -1: nothing to
+// score.
 struct GroupPlan {
   std::int64_t Lg = 0;
   std::int64_t nbg = 0;
   std::int64_t sid = -1;
 };
-IXO_HD GroupPlan group_plan(const std::int64_t* slots, const std::int64_t* lens, std::int64_t g, int pack,
+IXO_HD GroupPlan group_plan(const std::int64_t* slots, const std::int64_t* lens, std::int64_t first, int pack,
                             std::int64_t S, std::int64_t rows, int bs, int topk, int mutant) {
   GroupPlan p;
   bool any = false;
   for (int d = 0; d < pack; ++d) {
-    const std::int64_t r = g * pack + d;
+    const std::int64_t r = first + d;
     const RowFacts f = row_facts(slots[r], lens[r], S, rows, bs, topk);
     if (!f.writes) continue;
     if (!any) {
@@ -160,7 +165,7 @@ IXO_HD GroupPlan group_plan(const std::int64_t* slots, const std::int64_t* lens,
       p.Lg = f.L > p.Lg ? f.L : p.Lg;
     }
   }
-  if (any && IXO_MUTANT(mutant, kMutCpKByGroupIndex)) p.sid = g % rows;
+  if (any && IXO_MUTANT(mutant, kMutCpKByGroupIndex)) p.sid = (first / pack) % rows;
   p.nbg = num_blocks(p.Lg, bs);
   return p;
 }

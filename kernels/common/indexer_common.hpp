@@ -74,6 +74,67 @@ IXO_HD TileRow tile_row(int i, int pack, int hq) { return TileRow{i / hq, i % hq
 // A pack fits one tile when pack * hq <= 16.
 IXO_HD bool pack_fits(int pack, int hq) { return pack >= 1 && pack * hq <= kTileRows; }
 
+// ---- The packed plan over a real (graph-padded) batch -----------------------------------
+// packed_queries (P) is a launch hint, never part of the truth: every row is scored by its
+// own semantics. The packed plan's row axis is graph-constant (R and P only):
+//   programs x = 0 .. R/P - 1   whole groups, rows x*P .. x*P + P-1 (groups start at row 0);
+//   programs x = R/P .. +R%P-1  the trailing rows of a partial group, one row each.
+// A whole group runs as ONE packed tile only when its rows share one slot id
+// (group_packs: read from slot_ids where they live, i.e. on the device, never by the launch
+// plan). Every other group -- mixed slot ids: a request boundary, graph padding next to a
+// real request, an inactive row whose slot lies past the table -- and every trailing row
+// runs per row: the same program scores its rows one after the other, each as a tile of
+// one row (the per-row plan's arithmetic, so packed == per-row bit for bit everywhere).
+// Nothing else is asked of a packed group: its lengths may be anything (not chain verify,
+// 0, graph padding), because the packed scorer loads K for the group's longest writable row
+// and masks and forces every row with its own length.
+// The per-row plan is the pack-1 case of the same functions.
+
+// Programs along the row axis: R for the per-row plan, R / P + R % P for the packed plan.
+IXO_HD std::int64_t packed_batch(std::int64_t R, int pack) { return pack <= 1 ? R : R / pack + R % pack; }
+
+// The rows [first, first + rows) of program x of the row axis.
+struct ProgramRows {
+  std::int64_t first;
+  int rows;  // pack for a whole group (1 in the per-row plan), 1 for a trailing row
+};
+// `whole` = R / pack, the number of whole groups (the kernels take it from their launch
+// parameters: no 64-bit division per program).
+IXO_HD ProgramRows program_rows_of(std::int64_t x, std::int64_t whole, int pack) {
+  if (pack <= 1) return ProgramRows{x, 1};
+  if (x < whole) return ProgramRows{x * pack, pack};
+  return ProgramRows{whole * pack + (x - whole), 1};
+}
+IXO_HD ProgramRows program_rows(std::int64_t x, std::int64_t R, int pack) {
+  return program_rows_of(x, pack <= 1 ? R : R / pack, pack);
+}
+
+// Whether rows [first, first + rows) form a packed group: a whole group (rows == pack) whose
+// rows all carry the first row's slot id (the raw value: two aliases of one table row do not
+// pack). A group of one row always "packs" (the per-row plan).
+// No early exit: the P loads are independent (issued together on the device, not one
+// compare-and-branch after another at the start of every program).
+IXO_HD bool group_packs(const std::int64_t* slot_ids, std::int64_t first, int rows, int pack) {
+  if (rows != pack) return false;
+  const std::int64_t s = slot_ids[first];
+  bool same = true;
+  for (int d = 1; d < pack; ++d) same = same & (slot_ids[first + d] == s);
+  return same;
+}
+
+// The tiles program x scores: `count` tiles of `pack` rows, tile t starting at row
+// first + t * pack: one packed tile, or one tile per row of a non-qualifying group.
+struct ProgramTiles {
+  std::int64_t first;
+  int count;
+  int pack;
+};
+IXO_HD ProgramTiles program_tiles(const std::int64_t* slot_ids, std::int64_t x, std::int64_t R, int pack) {
+  const ProgramRows pr = program_rows(x, R, pack);
+  if (group_packs(slot_ids, pr.first, pr.rows, pack)) return ProgramTiles{pr.first, 1, pr.rows};
+  return ProgramTiles{pr.first, pr.rows, 1};
+}
+
 // Length the group loads K for: the longest row of the group (not the last, not the first).
 IXO_HD std::int64_t group_length(const std::int64_t* lens, std::int64_t first_row, int pack, int mutant = 0) {
   std::int64_t m = 0;
@@ -268,11 +329,10 @@ IXO_HD std::int64_t score_index(std::int64_t h, std::int64_t r, std::int64_t b, 
   return (h * R + r) * NB + b;
 }
 
-// Row and q head of tile row i of group g: draft row g*pack + i/gqa, head kvh*gqa + i%gqa
-// (tile_row generalised to any Hk: every row reads its own K head).
-IXO_HD std::int64_t tile_query_row(std::int64_t g, int pack, const TileRow& tr) {
-  return g * pack + tr.draft;
-}
+// Row and q head of tile row i of the tile starting at row `first`: draft row
+// first + i/gqa, head kvh*gqa + i%gqa (tile_row generalised to any Hk: every row reads its
+// own K head).
+IXO_HD std::int64_t tile_query_row(std::int64_t first, const TileRow& tr) { return first + tr.draft; }
 // (hk, the K head count, only matters to the kv_head_modulo mutant: the q heads h with
 // h % Hk == kvh, i.e. K head h % Hk instead of h / gqa.)
 IXO_HD int tile_query_head(int kvh, int gqa, const TileRow& tr, int hk = 1, int mutant = 0) {

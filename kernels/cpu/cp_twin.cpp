@@ -1,10 +1,12 @@
 // The CPU twin of the context-parallel (CP) indexer ("cpu-cp"): WORLD = Hq ranks simulated
 // in one process, in the GPU kernels' structure:
 //   1. all-gather q: rank r holds q[:, r, :]; the gathered buffer is [WORLD (head), R, D];
-//   2. shard score: programs (rank, group of `pack` rows, chunk of shard cells); a program's
-//      tile holds pack x WORLD rows (draft row i / WORLD, head i % WORLD), loads each K token
-//      of a shard block once for the group's longest row, masks and forces every row with its
-//      own length; cells are ordered values (cp_common.hpp);
+//   2. shard score: programs (rank, row-axis index x, chunk of shard cells); x is a whole
+//      group of `pack` rows or a trailing row (common::program_rows). A whole group sharing
+//      one slot id is one tile of pack x WORLD rows (draft row i / WORLD, head i % WORLD) that
+//      loads each K token of a shard block once for its longest row; any other group runs
+//      its rows one after the other (common::program_tiles). Every row is masked and forced
+//      with its own length; cells are ordered values (cp_common.hpp);
 //   3. candidates: per (rank, head, row) the top-topk keys of the shard;
 //   4. all-gather the keys; 5. merge: rank r takes its own head's WORLD x topk keys, keeps
 //      the top topk, writes their ids ascending, -1 padded.
@@ -48,27 +50,21 @@ struct Scratch {
   std::vector<float> logits;  // [tile rows, bs]
 };
 
-void run_program(const Launch& a, std::int64_t program, Scratch& w) {
+// One tile: rows [first, first + pack) of rank `rank`, shard cells [l0, l1).
+void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int64_t l0, std::int64_t l1, Scratch& w) {
   const Case& c = *a.c;
   const Plan& p = a.plan;
   const int W = p.world;
-  const int chunk = static_cast<int>(program % p.chunks);
-  const std::int64_t g = (program / p.chunks) % p.groups;
-  const int rank = static_cast<int>(program / (static_cast<std::int64_t>(p.chunks) * p.groups));
   const int D = static_cast<int>(c.D);
-  std::int64_t l0 = 0, l1 = 0;
-  cc::chunk_cells(p.LOCAL, p.chunks, chunk, &l0, &l1);
-  if (l0 >= l1) return;
-
-  const cc::GroupPlan gp = cc::group_plan(c.slot_ids.data(), c.seq_lens.data(), g, p.pack, c.S, c.rows, a.bs, a.topk,
+  const cc::GroupPlan gp = cc::group_plan(c.slot_ids.data(), c.seq_lens.data(), first, pack, c.S, c.rows, a.bs, a.topk,
                                           a.mutant);
-  const int n = p.pack * W;
+  const int n = pack * W;
   w.facts.assign(n, cc::RowFacts{});
   w.row.assign(n, 0);
   w.head.assign(n, 0);
   for (int i = 0; i < n; ++i) {
-    const cm::TileRow t = cc::tile(i, p.pack, W);
-    w.row[i] = cc::tile_row_index(g, p.pack, t);
+    const cm::TileRow t = cc::tile(i, pack, W);
+    w.row[i] = cc::tile_row_index(first, t);
     w.head[i] = t.head;
     w.facts[i] = cc::row_facts(c.slot_ids[w.row[i]], c.seq_lens[w.row[i]], c.S, c.rows, a.bs, a.topk);
   }
@@ -112,6 +108,20 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
           cc::cell_value(score, w.facts[i], gp, b, a.init, a.local, a.mutant);
     }
   }
+}
+
+// Program (rank, x, chunk): one packed tile, or the rows of x one after the other.
+void run_program(const Launch& a, std::int64_t program, Scratch& w) {
+  const Case& c = *a.c;
+  const Plan& p = a.plan;
+  const int chunk = static_cast<int>(program % p.chunks);
+  const std::int64_t x = (program / p.chunks) % p.groups;
+  const int rank = static_cast<int>(program / (static_cast<std::int64_t>(p.chunks) * p.groups));
+  std::int64_t l0 = 0, l1 = 0;
+  cc::chunk_cells(p.LOCAL, p.chunks, chunk, &l0, &l1);
+  if (l0 >= l1) return;
+  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack);
+  for (int t = 0; t < pt.count; ++t) run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, rank, l0, l1, w);
 }
 
 // Top candidates of one (rank, head, row) shard: keys in rank order (largest first) into

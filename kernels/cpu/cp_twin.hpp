@@ -40,32 +40,24 @@ inline bool supported(const Case& c, std::string* why) {
 // The launch plan of a CP run (the same for the CPU twin and the GPU kernels).
 struct Plan {
   int world = 1;             // ranks = Hq
-  int pack = 1;              // rows per program (1 = per-row plan)
-  std::int64_t groups = 0;   // programs along the row axis (R / pack)
+  int pack = 1;              // rows of a whole group (1 = per-row plan)
+  std::int64_t groups = 0;   // programs along the row axis (common::packed_batch: R/pack + R%pack)
   std::int64_t LOCAL = 0;    // shard cells per (head, row): ceil(NB / world)
   int chunks = 1;            // programs along the shard axis
   int candidates = 0;        // keys kept per (shard, head, row): topk
 };
 
-// Rows of every group of P share one slot id (the packed caller contract).
-inline bool groups_share_slots(const Case& c, int P) {
-  if (P <= 1 || c.R % P != 0) return false;
-  for (std::int64_t g = 0; g < c.R / P; ++g)
-    for (int d = 1; d < P; ++d)
-      if (c.slot_ids[g * P + d] != c.slot_ids[g * P]) return false;
-  return true;
-}
-
-// Packed when allowed, P = packed_queries > 1, P * WORLD <= 16 and the rows split into
-// whole groups sharing one slot id; otherwise the per-row plan.
+// Packed when allowed, P = packed_queries > 1 and P * WORLD <= 16 (shapes only); otherwise
+// the per-row plan. Which groups pack (whole groups sharing one slot id) is decided per
+// program from slot_ids (common::program_tiles); the rest run per row.
 inline Plan plan_for(const Case& c, bool allow_pack, const RunOptions& options) {
   namespace cc = common::cp;
   Plan p;
   p.world = static_cast<int>(c.Hq);
   const int P = c.cfg.packed_queries;
-  const bool pack = allow_pack && P > 1 && cc::pack_fits(P, p.world) && groups_share_slots(c, P);
+  const bool pack = allow_pack && P > 1 && cc::pack_fits(P, p.world);
   p.pack = pack ? P : 1;
-  p.groups = c.R / p.pack;
+  p.groups = common::packed_batch(c.R, p.pack);
   p.LOCAL = cc::local_blocks(c.NB(), p.world);
   p.chunks = options.force_num_chunks > 0 ? options.force_num_chunks : cc::num_chunks(p.groups, p.LOCAL);
   p.candidates = cc::shard_candidates(c.cfg.topk, p.world, options.mutant);

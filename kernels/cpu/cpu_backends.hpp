@@ -10,17 +10,19 @@ namespace ixo {
 
 // "cpu-rows": one program per (row, chunk, K head); chunks = num_kv_chunks(R, Hk).
 std::unique_ptr<Backend> make_cpu_rows_backend();
-// "cpu-packed": one program per (group of packed_queries rows, chunk, K head); chunks =
-// num_kv_chunks(R/P, Hk). Falls back to the per-row plan when P == 1 or P*gqa > 16.
+// "cpu-packed": one program per (whole group of packed_queries rows or trailing row, chunk,
+// K head); chunks = num_kv_chunks(R/P + R%P, Hk). A whole group packs when its rows share
+// one slot id, else (and a trailing row) runs per row in its program
+// (common::program_tiles). The per-row plan when P == 1 or P*gqa > 16.
 std::unique_ptr<Backend> make_cpu_packed_backend();
 
 namespace cpu {
 
 // The launch plan a backend uses for a case (exposed for tests and the bench).
 struct Plan {
-  int pack = 1;             // rows per program (1 = per-row plan)
+  int pack = 1;             // rows of a whole group (1 = per-row plan)
   int gqa = 1;              // q heads per K head
-  std::int64_t groups = 0;  // programs along the row axis (R / pack)
+  std::int64_t groups = 0;  // programs along the row axis (common::packed_batch: R/pack + R%pack)
   int chunks = 1;           // KV chunks per group
   std::int64_t hk = 1;      // programs along the K-head axis
   std::int64_t programs() const { return groups * chunks * hk; }

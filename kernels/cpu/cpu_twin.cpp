@@ -1,8 +1,11 @@
-// The CPU twin. One engine runs both plans: a program is (group of `pack` consecutive rows,
-// KV chunk, K head), exactly the GPU grid (groups * chunks, Hk). The per-row plan is the
-// pack = 1 case (a tile of the gqa q heads of one K head); the packed plan tiles
-// pack * gqa rows (draft row i / gqa, head kvh * gqa + i % gqa) and loads every K token of
-// the group's blocks once for the whole tile. Every formula comes from kernels/common.
+// The CPU twin. One engine runs both plans: a program is (row-axis index x, KV chunk, K
+// head), exactly the GPU grid (batch * chunks, Hk). The per-row plan is the pack = 1 case
+// (x = row; a tile of the gqa q heads of one K head); in the packed plan x is a whole group
+// of `pack` consecutive rows or a trailing row (common::program_rows). A whole group whose
+// rows share one slot id is one tile of pack * gqa rows (draft row i / gqa, head
+// kvh * gqa + i % gqa) that loads every K token of the group's blocks once; any other group
+// (and a trailing row) is scored row after row, one-row tiles, in the same program
+// (common::program_tiles). Every formula comes from kernels/common.
 //
 // Determinism: each score cell is written by exactly one program (the program owning its
 // row, head and block), each top-k row by exactly one iteration, and every value is
@@ -64,18 +67,14 @@ struct Scratch {
   std::vector<float> logits;  // [tile rows, bs]
 };
 
-void run_program(const Launch& a, std::int64_t program, Scratch& w) {
+// One tile of a program: rows [first, first + pack) of K head kvh, blocks of KV chunk
+// `chunk` of the tile's own length.
+void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh, Scratch& w) {
   const Case& c = *a.c;
   const Plan& p = a.plan;
-  const std::int64_t kvh64 = program % p.hk;
-  const std::int64_t gc = program / p.hk;
-  const int chunk = static_cast<int>(gc % p.chunks);
-  const std::int64_t g = gc / p.chunks;
-  const int kvh = static_cast<int>(kvh64);
   const int D = static_cast<int>(c.D);
 
-  const std::int64_t first = g * p.pack;
-  const std::int64_t Lg = cm::group_length(c.seq_lens.data(), first, p.pack, a.mutant);
+  const std::int64_t Lg = cm::group_length(c.seq_lens.data(), first, pack, a.mutant);
   const std::int64_t sid0 = cm::table_row(c.slot_ids[first], c.S, c.rows, Lg, a.mutant);
   if (sid0 < 0) return;  // no row of the group is active: reads no K
   const std::int64_t sid = cm::k_table_row(sid0, first, c.rows, a.mutant);
@@ -85,22 +84,22 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   if (b0 >= b1) return;  // empty chunk
 
   // Tile rows.
-  const int tile_n = p.pack * p.gqa;
+  const int tile_n = pack * p.gqa;
   const int hk = static_cast<int>(p.hk);
   w.tile.assign(tile_n, TileSlot{});
   bool any_writes = false;
   for (int i = 0; i < tile_n; ++i) {
-    const cm::TileRow tr = cm::tile_row(i, p.pack, p.gqa);
+    const cm::TileRow tr = cm::tile_row(i, pack, p.gqa);
     TileSlot& s = w.tile[i];
     if (!tr.used) continue;
-    s.row = cm::tile_query_row(g, p.pack, tr);
+    s.row = cm::tile_query_row(first, tr);
     s.head = cm::tile_query_head(kvh, p.gqa, tr, hk, a.mutant);
     s.L = c.seq_lens[s.row];
     s.nb = cm::num_blocks(s.L, a.bs);
     s.writes = cm::row_writes_scores(cm::table_row(c.slot_ids[s.row], c.S, c.rows, s.L, a.mutant), s.nb, a.topk, a.mutant);
     if (IXO_MUTANT(a.mutant, mutants::group_nb_for_rows) && s.writes) s.nb = nbg;
-    const cm::TileRow st = cm::store_tile_row(i, p.pack, p.gqa, a.mutant);  // == tr
-    s.store_row = cm::tile_query_row(g, p.pack, st);
+    const cm::TileRow st = cm::store_tile_row(i, pack, p.gqa, a.mutant);  // == tr
+    s.store_row = cm::tile_query_row(first, st);
     s.store_head = cm::tile_query_head(kvh, p.gqa, st, hk, a.mutant);
     any_writes = any_writes || s.writes;
   }
@@ -117,7 +116,7 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
 
   const std::uint8_t* kc = c.k_cache.data();
   const std::int64_t krow_bytes = c.D * a.eb;
-  const int kload = cm::tile_k_head(kvh, p.pack, a.mutant);  // == kvh
+  const int kload = cm::tile_k_head(kvh, pack, a.mutant);  // == kvh
   for (std::int64_t b = b0; b < b1; ++b) {
     bool need = false;
     for (int i = 0; i < tile_n; ++i) need = need || (w.tile[i].writes && b < w.tile[i].nb);
@@ -157,6 +156,18 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   }
 }
 
+// Program (x, chunk, K head): one packed tile when x is a whole group whose rows share one
+// slot id, else its rows one after the other (a tile of one row each).
+void run_program(const Launch& a, std::int64_t program, Scratch& w) {
+  const Case& c = *a.c;
+  const Plan& p = a.plan;
+  const int kvh = static_cast<int>(program % p.hk);
+  const std::int64_t gc = program / p.hk;
+  const int chunk = static_cast<int>(gc % p.chunks);
+  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), gc / p.chunks, c.R, p.pack);
+  for (int t = 0; t < pt.count; ++t) run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
+}
+
 // Top-k of one (head, row): one program per pair, as the GPU's one CTA per pair.
 void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std::uint64_t>& keys,
                 std::int32_t* out) {
@@ -185,7 +196,7 @@ void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std
   for (int i = kept; i < a.topk; ++i) out[i] = i < k ? 0 : -1;  // topk_one_short's block 0; the -1 tail
 }
 
-void check_inputs(const Case& c, const Plan& p) {
+void check_inputs(const Case& c) {
   validate(c);
   if (c.Hk <= 0 || c.Hq % c.Hk != 0) throw InputError("Hq", "Hq must be a multiple of Hk");
   const std::int64_t NB = c.NB();
@@ -195,15 +206,11 @@ void check_inputs(const Case& c, const Plan& p) {
       throw InputError("seq_lens", "row " + std::to_string(r) + " length " + std::to_string(L) +
                                        " exceeds the table width " + std::to_string(c.width));
   }
-  for (std::int64_t g = 0; g < p.groups; ++g)
-    for (int i = 1; i < p.pack; ++i)
-      if (c.slot_ids[g * p.pack + i] != c.slot_ids[g * p.pack])
-        throw InputError("slot_ids", "packed group " + std::to_string(g) + " mixes requests");
 }
 
 Observed run_twin(const Case& c, bool packed, const RunOptions& options) {
   const Plan plan = plan_for(c, packed, options);
-  check_inputs(c, plan);
+  check_inputs(c);
 
   Launch a;
   a.c = &c;
@@ -273,29 +280,34 @@ Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
   p.gqa = static_cast<int>(c.Hq / p.hk);
   const int P = c.cfg.packed_queries;
   // Packed needs P > 1 and one tile per group (P * gqa <= 16); otherwise the per-row plan.
-  const bool use_pack = packed && P > 1 && cm::pack_fits(P, p.gqa) && c.R % P == 0;
+  // Shapes only: R need not be a multiple of P (trailing rows run per row), and which
+  // groups share a slot id is decided by each program (common::program_tiles).
+  const bool use_pack = packed && P > 1 && cm::pack_fits(P, p.gqa);
   p.pack = use_pack ? P : 1;
-  p.groups = c.R / p.pack;
+  p.groups = cm::packed_batch(c.R, p.pack);
   p.chunks = options.force_num_chunks > 0 ? options.force_num_chunks : cm::num_kv_chunks(p.groups, p.hk);
   return p;
 }
 
 std::int64_t k_tokens_loaded(const Case& c, const Plan& p) {
-  // Mirrors run_program's loading rule: blocks with a writing row, up to the group length.
+  // Mirrors run_tile's loading rule: blocks with a writing row, up to the tile length.
   std::int64_t total = 0;
   const int bs = c.cfg.block_size;
-  for (std::int64_t g = 0; g < p.groups; ++g) {
-    const std::int64_t first = g * p.pack;
-    const std::int64_t Lg = cm::group_length(c.seq_lens.data(), first, p.pack);
-    if (cm::table_row(c.slot_ids[first], c.S, c.rows, Lg) < 0) continue;
-    std::int64_t need_blocks = 0;  // blocks b < max nb over writing rows
-    for (int i = 0; i < p.pack; ++i) {
-      const std::int64_t r = first + i;
-      const std::int64_t nb = cm::num_blocks(c.seq_lens[r], bs);
-      if (cm::row_writes_scores(cm::table_row(c.slot_ids[r], c.S, c.rows, c.seq_lens[r]), nb, c.cfg.topk))
-        need_blocks = std::max(need_blocks, nb);
+  for (std::int64_t x = 0; x < p.groups; ++x) {
+    const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack);
+    for (int t = 0; t < pt.count; ++t) {
+      const std::int64_t first = pt.first + static_cast<std::int64_t>(t) * pt.pack;
+      const std::int64_t Lg = cm::group_length(c.seq_lens.data(), first, pt.pack);
+      if (cm::table_row(c.slot_ids[first], c.S, c.rows, Lg) < 0) continue;
+      std::int64_t need_blocks = 0;  // blocks b < max nb over writing rows
+      for (int i = 0; i < pt.pack; ++i) {
+        const std::int64_t r = first + i;
+        const std::int64_t nb = cm::num_blocks(c.seq_lens[r], bs);
+        if (cm::row_writes_scores(cm::table_row(c.slot_ids[r], c.S, c.rows, c.seq_lens[r]), nb, c.cfg.topk))
+          need_blocks = std::max(need_blocks, nb);
+      }
+      for (std::int64_t b = 0; b < need_blocks; ++b) total += cm::block_tokens(b, Lg, bs);
     }
-    for (std::int64_t b = 0; b < need_blocks; ++b) total += cm::block_tokens(b, Lg, bs);
   }
   return total * p.hk;
 }

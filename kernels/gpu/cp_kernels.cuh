@@ -29,6 +29,7 @@ struct CpScoreParams {
   const std::int64_t* lens;
   std::uint32_t* cells;  // [ranks, WORLD, R, LOCAL]
   std::int64_t R, D, S, rows, width, NB, LOCAL;
+  std::int64_t whole;  // R / pack: whole groups (common::program_rows_of)
   int world, rank_base, bs, topk, init, local, lse, kcode, pack, chunks;
   float mult;
   int mutant;
@@ -53,12 +54,13 @@ struct CpRowS {
   std::int64_t L, nb, row;
   int head, used, active, writes;
 };
-__device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t g, int i) {
+// Tile row i of the tile of `pack` rows starting at row `first`.
+__device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t first, int pack, int i) {
   CpRowS m{0, 0, 0, 0, 0, 0, 0};
-  const cm::TileRow t = cc::tile(i, p.pack, p.world);
+  const cm::TileRow t = cc::tile(i, pack, p.world);
   if (!t.used) return m;
   m.used = 1;
-  m.row = cc::tile_row_index(g, p.pack, t);
+  m.row = cc::tile_row_index(first, t);
   m.head = t.head;
   const cc::RowFacts f = cc::row_facts(p.slot[m.row], p.lens[m.row], p.S, p.rows, p.bs, p.topk);
   m.L = f.L;
@@ -76,20 +78,22 @@ __device__ __forceinline__ cc::RowFacts facts(const CpRowS& m) {
   return f;
 }
 
-// What every thread of a CTA knows: group plan, rank, cell range.
+// What every thread of a CTA knows about its current tile (rows [first, first + pack)):
+// tile plan, rank, cell range.
 struct CpCta {
   cc::GroupPlan gp;
-  std::int64_t g, l0, l1;
-  int rank;
+  std::int64_t first, l0, l1;
+  int pack, rank;
   std::uint32_t* rank_cells;
 };
-__device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p) {
+__device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t first, int pack) {
   CpCta s;
-  s.g = blockIdx.x / p.chunks;
+  s.first = first;
+  s.pack = pack;
   const int chunk = static_cast<int>(blockIdx.x % p.chunks);
   s.rank = p.rank_base + static_cast<int>(blockIdx.y);
   cc::chunk_cells(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);
-  s.gp = cc::group_plan(p.slot, p.lens, s.g, p.pack, p.S, p.rows, p.bs, p.topk, p.mutant);
+  s.gp = cc::group_plan(p.slot, p.lens, first, pack, p.S, p.rows, p.bs, p.topk, p.mutant);
   s.rank_cells = p.cells + static_cast<std::int64_t>(blockIdx.y) * p.world * p.R * p.LOCAL;
   return s;
 }
@@ -97,7 +101,7 @@ __device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p) {
 // Every cell of the CTA's range that the scoring pass does not write (invalid: 0; valid
 // cells of trivial rows: ord(0)). Disjoint from the scored cells: no ordering needed.
 __device__ __forceinline__ void write_defaults(const CpScoreParams& p, const CpCta& s, const CpRowS* trs) {
-  const std::int64_t used = static_cast<std::int64_t>(p.pack) * p.world;
+  const std::int64_t used = static_cast<std::int64_t>(s.pack) * p.world;
   const std::int64_t n = s.l1 - s.l0;
   for (std::int64_t idx = threadIdx.x; idx < used * n; idx += blockDim.x) {
     const CpRowS& m = trs[idx / n];
@@ -124,8 +128,12 @@ __device__ __forceinline__ void write_cell(const CpScoreParams& p, const CpCta& 
 // owns cells l0 + warp, +4, ... (global block scored_block(l)), walks a block in sub-tiles of
 // 32 tokens from its start with the same MMA k order, lane order and merge order, so every
 // row's block score has the native kernel's bits.
+// One tile of a CP score program (s: rows [s.first, s.first + s.pack), their plan, the
+// rank's cells); lut: the fp8 decode table, trs: the tile's row facts (shared), written by
+// threads 0..15 before the call (load_row; ordered by the barrier the tile starts with).
 template <int D, int KC>
-__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_score_mma_kernel(CpScoreParams p) {
+__device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const CpCta& s, const std::uint16_t* lut,
+                                                  CpRowS* trs) {
   constexpr bool kFp8 = KC != cm::kBf16;
   constexpr int kEsz = kFp8 ? 1 : 2;
   constexpr int kNL = D * kEsz / 64;
@@ -135,13 +143,6 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
   constexpr int kStepsPerLoad = kSteps / kNL;
   static_assert(D % 64 == 0, "D must be a multiple of 64");
 
-  __shared__ std::uint16_t lut[256];
-  __shared__ CpRowS trs[cm::kTileRows];
-  if constexpr (kFp8) {
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = detail::fp8_bf16_bits(i, KC);
-  }
-  const CpCta s = cta_setup(p);
-  if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, s.g, threadIdx.x);
   __syncthreads();
   if (s.l0 >= s.l1) return;
   write_defaults(p, s, trs);
@@ -292,25 +293,61 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
   }
   detail::cp_async_wait<0>();
 }
+
+// The rows [first, first + rows) of a CP program one after the other (a group that does not
+// pack, or a trailing row): out of line, so the packed path's code stays as compact as before.
+template <int D, int KC>
+__device__ __noinline__ void cp_score_mma_rows(CpScoreParams p, std::int64_t first, int rows, const std::uint16_t* lut,
+                                               CpRowS* trs) {
+  for (int t = 0; t < rows; ++t) {  // CTA-uniform
+    if (t > 0) __syncthreads();     // the previous tile no longer reads trs
+    if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, first + t, 1, threadIdx.x);
+    cp_score_mma_tile<D, KC>(p, cta_setup(p, first + t, 1), lut, trs);
+  }
+}
+
+// CP score program (x * chunks + c, rank): the tiles of row-axis index x
+// (common::program_tiles, written out as in detail::score_mma_kernel; decided from slot_ids
+// on the device): one packed tile for a whole group sharing one slot id, else one tile per
+// row, one after the other. The packed tile's plan and row facts are loaded before the
+// decision (their slot id and length loads in flight together, as before the decision
+// existed); the per-row path loads its own.
+
+template <int D, int KC>
+__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_score_mma_kernel(CpScoreParams p) {
+  __shared__ std::uint16_t lut[256];
+  __shared__ CpRowS trs[cm::kTileRows];
+  if constexpr (KC != cm::kBf16) {
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = detail::fp8_bf16_bits(i, KC);
+  }  // ordered by the tile's first barrier
+  const cm::ProgramRows pr = cm::program_rows_of(blockIdx.x / p.chunks, p.whole, p.pack);
+  const CpCta s = cta_setup(p, pr.first, pr.rows);
+  if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, pr.first, pr.rows, threadIdx.x);
+  if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform
+    cp_score_mma_tile<D, KC>(p, s, lut, trs);
+    return;
+  }
+  cp_score_mma_rows<D, KC>(p, pr.first, pr.rows, lut, trs);
+}
 #endif  // IXO_GPU_CUDA
 
 // ---------------------------------------------------------------- portable scalar path
 // HIP, and CUDA head dims other than 64 / 128: the native scalar kernel's arithmetic
 // (fmaf dots in head-dim order, one thread per row reducing in token order) over shard cells.
 template <int KC>
-__global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreParams p) {
+__device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std::int64_t first, int pack) {
   __shared__ float qs[cm::kTileRows][detail::kScalarMaxD];
   __shared__ float lg[cm::kTileRows][kScoreThreads];
   __shared__ BlockState st[cm::kTileRows];
   __shared__ CpRowS trs[cm::kTileRows];
   const int tid = threadIdx.x;
-  const CpCta s = cta_setup(p);
-  if (tid < cm::kTileRows) trs[tid] = load_row(p, s.g, tid);
+  const CpCta s = cta_setup(p, first, pack);
+  if (tid < cm::kTileRows) trs[tid] = load_row(p, first, pack, tid);
   __syncthreads();
   if (s.l0 >= s.l1) return;  // block-uniform
   write_defaults(p, s, trs);
   if (s.gp.sid < 0 || s.gp.Lg <= 0) return;  // block-uniform
-  const int used = p.pack * p.world;
+  const int used = pack * p.world;
   const int D = static_cast<int>(p.D);
   const std::int64_t Lg = s.gp.Lg;
   for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
@@ -357,6 +394,16 @@ __global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreP
       __syncthreads();
     }
     if (tid < used) write_cell(p, s, trs[tid], l, b, detail::state_score(st[tid], lse));
+  }
+}
+
+// CP score program of the portable path: the tiles of row-axis index x, as cp_score_mma_kernel.
+template <int KC>
+__global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreParams p) {
+  const cm::ProgramTiles pt = cm::program_tiles(p.slot, blockIdx.x / p.chunks, p.R, p.pack);
+  for (int t = 0; t < pt.count; ++t) {  // block-uniform
+    if (t > 0) __syncthreads();         // the previous tile no longer reads shared memory
+    cp_score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack);
   }
 }
 

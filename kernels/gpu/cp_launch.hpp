@@ -28,7 +28,7 @@ struct CpArgs {
   int block_size = 128, topk = 16, init_blocks = 0, local_blocks = 1;
   int score_lse = 0;
   int k_code = 0;
-  int pack = 1;         // rows per program; > 1 only when cp_pack_supported (else per-row)
+  int pack = 1;         // packed_queries: rows of a whole group; > 1 only when cp_pack_supported (else per-row)
   float sm_q_scale = 1.0f;
   float k_scale = 1.0f;
   int num_chunks = 0;   // 0 = common::cp::num_chunks plan
@@ -42,8 +42,9 @@ inline std::size_t cp_cells_bytes(const CpArgs& a, std::int64_t LOCAL) {
 inline std::size_t cp_keys_bytes(const CpArgs& a) {
   return static_cast<std::size_t>(a.ranks) * a.world * a.R * a.topk * sizeof(std::uint64_t);
 }
-// Pack fits one tile (pack * WORLD <= 16) and R splits into whole groups. The caller
-// guarantees that the rows of a group share one slot id.
+// Pack fits one tile (pack * WORLD <= 16): shapes only. Any batch is accepted: a whole
+// group whose rows share one slot id packs, any other group and the R % pack trailing rows
+// run per row inside their CTA (decided on the device from slot_ids).
 bool cp_pack_supported(const CpArgs& a);
 // Shard scores of ranks rank_base .. +ranks (cells).
 int launch_cp_score(const CpArgs& a, void* stream);

@@ -30,7 +30,8 @@ cpk::CpScoreParams cp_score_params(const CpArgs& a, int pack, std::int64_t LOCAL
   p.lse = a.score_lse;
   p.kcode = a.k_code;
   p.pack = pack;
-  p.chunks = a.num_chunks > 0 ? a.num_chunks : cpc::num_chunks(a.R / pack, LOCAL);
+  p.whole = a.R / pack;
+  p.chunks = a.num_chunks > 0 ? a.num_chunks : cpc::num_chunks(ixo::common::packed_batch(a.R, pack), LOCAL);
   p.mult = ixo::common::logit_multiplier(a.sm_q_scale, a.k_scale);
   p.mutant = a.mutant;
   return p;
@@ -71,14 +72,15 @@ bool args_ok(const CpArgs& a) {
 
 std::int64_t cp_local(const CpArgs& a) { return cpc::local_blocks(a.NB, a.world); }
 bool cp_head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarMaxD; }
-bool cp_pack_supported(const CpArgs& a) { return a.pack > 1 && a.R % a.pack == 0 && cpc::pack_fits(a.pack, a.world); }
+bool cp_pack_supported(const CpArgs& a) { return a.pack > 1 && cpc::pack_fits(a.pack, a.world); }
 
 int launch_cp_score(const CpArgs& a, void* stream) {
   if (a.R <= 0) return 0;
   if (!args_ok(a)) return static_cast<int>(gpuErrorInvalidValueCode);
   const int pack = cp_pack_supported(a) ? a.pack : 1;
   const cpk::CpScoreParams p = cp_score_params(a, pack, cp_local(a));
-  const dim3 grid(static_cast<unsigned>((a.R / pack) * p.chunks), static_cast<unsigned>(a.ranks));
+  // Graph-constant grid (R, pack, LOCAL); which groups pack is decided per CTA from slot_ids.
+  const dim3 grid(static_cast<unsigned>(ixo::common::packed_batch(a.R, pack) * p.chunks), static_cast<unsigned>(a.ranks));
   const auto s = static_cast<gpuStream_t>(stream);
 #if defined(IXO_GPU_CUDA)
   if (a.D == 64) {

@@ -21,16 +21,6 @@ void check(cudaError_t e, const char* what) { gpu::check(e, "cuda", what); }
 using gpu::device_present;
 void check_launch(int e, const char* what) { check(static_cast<cudaError_t>(e), what); }
 
-// Packed path preconditions that only the host can see (the rows of a group share one slot
-// id); without them the packed backend runs the per-row kernel.
-bool groups_share_slots(const Case& c, int P) {
-  if (P <= 1 || c.R % P != 0) return false;
-  for (std::int64_t g = 0; g < c.R / P; ++g)
-    for (int d = 1; d < P; ++d)
-      if (c.slot_ids[g * P + d] != c.slot_ids[g * P]) return false;
-  return true;
-}
-
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(bool packed) : packed_(packed) {}
@@ -66,8 +56,8 @@ class CudaBackend final : public Backend {
 
     cudaStream_t s = nullptr;
     check_launch(gpu::launch_fill_u32(scores.p, options.score_poison_bits, ncells, s), "fill");
-    const bool use_packed = packed_ && groups_share_slots(c, c.cfg.packed_queries);
-    check_launch(use_packed ? gpu::launch_score_packed(a, s) : gpu::launch_score_rows(a, s), "score");
+    // Any batch: the packed kernel decides on the device which groups pack (graph-safe).
+    check_launch(packed_ ? gpu::launch_score_packed(a, s) : gpu::launch_score_rows(a, s), "score");
     check_launch(gpu::launch_topk(a, s), "topk");
     check(cudaStreamSynchronize(s), "synchronize");
 

@@ -24,6 +24,7 @@ struct ScoreParams {
   const std::int64_t* lens;
   float* scores;
   std::int64_t R, Hq, Hk, D, S, rows, width, NB;
+  std::int64_t whole;  // R / pack: whole groups (common::program_rows_of)
   int bs, topk, init, local, lse, kcode, pack, gqa, chunks;
   float mult;
   int mutant;
@@ -60,11 +61,11 @@ __device__ __forceinline__ bool row_writable(const ScoreParams& p, std::int64_t 
   return cm::row_writes_scores(sid, nb, p.topk, p.mutant);
 }
 
-// Tile row i of the program (group `first`, K head kvh) for a group of length Lg.
-__device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int kvh, int i,
+// Tile row i of the tile (rows [first, first + pack), K head kvh) of length Lg.
+__device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int pack, int kvh, int i,
                                                  std::int64_t Lg) {
   RowMeta m{0, 0, false, nullptr, 0, 0};
-  const cm::TileRow tr = cm::tile_row(i, p.pack, p.gqa);
+  const cm::TileRow tr = cm::tile_row(i, pack, p.gqa);
   if (!tr.used) return m;
   const std::int64_t r = first + tr.draft;
   m.write = row_writable(p, r, &m.L, &m.nb);
@@ -72,19 +73,21 @@ __device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int6
   if (IXO_MUTANT(p.mutant, mutants::group_nb_for_rows) && m.write) m.nb = nbg;
   m.nb_force = IXO_MUTANT(p.mutant, mutants::no_row_local_reforce) ? nbg : m.nb;
   m.L_mask = IXO_MUTANT(p.mutant, mutants::pack_tail_leak) ? Lg : m.L;
-  const cm::TileRow st = cm::store_tile_row(i, p.pack, p.gqa, p.mutant);  // == tr
+  const cm::TileRow st = cm::store_tile_row(i, pack, p.gqa, p.mutant);  // == tr
   const std::int64_t rs = first + st.draft;
   const std::int64_t h = cm::tile_query_head(kvh, p.gqa, st, static_cast<int>(p.Hk), p.mutant);
   m.out = p.scores + (h * p.R + rs) * p.NB;
   return m;
 }
 
-// Group length (the longest writable row: K is loaded for it) and the table row it reads.
-__device__ __forceinline__ std::int64_t group_plan(const ScoreParams& p, std::int64_t first, std::int64_t* sid) {
+// Tile length (the longest writable row of rows [first, first + pack): K is loaded for it)
+// and the table row it reads.
+__device__ __forceinline__ std::int64_t group_plan(const ScoreParams& p, std::int64_t first, int pack,
+                                                   std::int64_t* sid) {
   std::int64_t Lg = 0;
   bool any = false;
   *sid = -1;
-  for (int d = 0; d < p.pack; ++d) {
+  for (int d = 0; d < pack; ++d) {
     std::int64_t L, nb;
     if (row_writable(p, first + d, &L, &nb)) {
       if (*sid < 0)
@@ -268,8 +271,12 @@ constexpr int kSplitMaxRem = 3;  // remainder blocks of a CTA (n % 4)
 constexpr int kSplitMaxSub = 8;  // sub-tiles per block (block size <= 256) for the split
 constexpr int kSlotAhead = 4;    // req_to_token entries loaded this many sub-tiles ahead
 
+// One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
+// K head kvh, the blocks of KV chunk c of the tile's length Lg (group_plan, with the table
+// row sid). lut: the fp8 decode table.
 template <int D, int KC>
-__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_mma_kernel(ScoreParams p) {
+__device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack, std::int64_t Lg,
+                                               std::int64_t sid, int c, int kvh, const std::uint16_t* lut) {
   constexpr bool kFp8 = KC != cm::kBf16;
   constexpr int kEsz = kFp8 ? 1 : 2;
   constexpr int kNL = D * kEsz / 64;  // 16-byte loads per token-thread
@@ -279,33 +286,21 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
   constexpr int kStepsPerLoad = kSteps / kNL;
   static_assert(D % 64 == 0, "D must be a multiple of 64");
 
-  __shared__ std::uint16_t lut[256];
-  if constexpr (kFp8) {
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
-    __syncthreads();
-  }
-
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int grp = lane >> 2, tig = lane & 3;
-  const std::int64_t g = blockIdx.x / p.chunks;
-  const int c = static_cast<int>(blockIdx.x % p.chunks);
-  const int kvh = blockIdx.y;
-  const std::int64_t first = g * p.pack;
 
-  std::int64_t sid;
-  const std::int64_t Lg = group_plan(p, first, &sid);
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
   cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1, p.mutant);
   if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
-  const RowMeta m0 = tile_row_meta(p, first, kvh, grp, Lg);
-  const RowMeta m1 = tile_row_meta(p, first, kvh, grp + 8, Lg);
+  const RowMeta m0 = tile_row_meta(p, first, pack, kvh, grp, Lg);
+  const RowMeta m1 = tile_row_meta(p, first, pack, kvh, grp + 8, Lg);
 
   // Q fragments with the permuted k order.
   std::uint32_t qa[kSteps][4];
   {
-    const cm::TileRow t0 = cm::tile_row(grp, p.pack, p.gqa), t1 = cm::tile_row(grp + 8, p.pack, p.gqa);
+    const cm::TileRow t0 = cm::tile_row(grp, pack, p.gqa), t1 = cm::tile_row(grp + 8, pack, p.gqa);
     const std::uint32_t* q0 =
         t0.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t0.draft) * p.Hq + cm::tile_query_head(kvh, p.gqa, t0, static_cast<int>(p.Hk), p.mutant)) * D) : nullptr;
     const std::uint32_t* q1 =
@@ -340,7 +335,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
   const std::int64_t b_rem = b0 + (nblk & ~std::int64_t{3});  // first block of the remainder
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
-  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, p.pack, p.mutant)) * D * kEsz + tig * 16;
+  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, pack, p.mutant)) * D * kEsz + tig * 16;
   const bool use_lut = IXO_MUTANT(p.mutant, mutants::fp8_cast_dropped);
 
   // First token of sub-tile it, its offset in its block, and its remainder index (-1: whole block).
@@ -510,12 +505,58 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
     __syncthreads();
     for (int x = threadIdx.x; x < rem * cm::kTileRows; x += blockDim.x) {
       const int rb = x / cm::kTileRows, i = x % cm::kTileRows;
-      const RowMeta m = tile_row_meta(p, first, kvh, i, Lg);
+      const RowMeta m = tile_row_meta(p, first, pack, kvh, i, Lg);
       BlockState sb;
       state_reset(sb);
       for (int s = 0; s < nsub; ++s) sb.m = fmaxf(sb.m, part[rb][s][i]);
       write_block(m, b_rem + rb, state_score(sb, false, p.mutant), p);
     }
+  }
+}
+
+// The rows [first, first + rows) of a packed-plan program one after the other, each a tile
+// of one row (a group that does not pack, or a trailing row): out of line, so the packed
+// path's code stays as it was.
+template <int D, int KC>
+__device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, int c, int kvh,
+                                            const std::uint16_t* lut) {
+  for (int t = 0; t < rows; ++t) {  // CTA-uniform
+    if (t > 0) __syncthreads();     // the previous tile's split partials have been read
+    std::int64_t sid;
+    const std::int64_t L = group_plan(p, first + t, 1, &sid);
+    score_mma_tile<D, KC>(p, first + t, 1, L, sid, c, kvh, lut);
+  }
+}
+
+// Score program (x * chunks + c, K head). Per-row plan (kPacked false, p.pack 1): row x.
+// Packed plan: the tiles of row-axis index x (common::program_tiles, written out): one
+// packed tile when x is a whole group whose rows share one slot id (common::group_packs: P
+// slot ids read here, on the device; the grid never depends on them), else one tile per
+// row of x, scored one after the other by this CTA. The packed tile's plan (group_plan) is
+// computed before the decision, so the slot id and length loads are in flight together.
+template <int D, int KC, bool kPacked>
+__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_mma_kernel(ScoreParams p) {
+  __shared__ std::uint16_t lut[256];
+  if constexpr (KC != cm::kBf16) {
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
+    __syncthreads();
+  }
+  const int c = static_cast<int>(blockIdx.x % p.chunks);
+  const int kvh = blockIdx.y;
+  if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
+    const std::int64_t r = blockIdx.x / p.chunks;
+    std::int64_t sid;
+    const std::int64_t L = group_plan(p, r, p.pack, &sid);
+    score_mma_tile<D, KC>(p, r, p.pack, L, sid, c, kvh, lut);
+  } else {
+    const cm::ProgramRows pr = cm::program_rows_of(blockIdx.x / p.chunks, p.whole, p.pack);
+    std::int64_t sid;
+    const std::int64_t Lg = group_plan(p, pr.first, pr.rows, &sid);
+    if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
+      score_mma_tile<D, KC>(p, pr.first, p.pack, Lg, sid, c, kvh, lut);
+      return;
+    }
+    score_mma_rows<D, KC>(p, pr.first, pr.rows, c, kvh, lut);
   }
 }
 #endif  // IXO_GPU_CUDA
@@ -526,33 +567,30 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
 // block's logits in token order. Per-row arithmetic does not depend on the tile, so the
 // packed and per-row launches agree bit for bit here too.
 constexpr int kScalarMaxD = 256;
+// One tile (rows [first, first + pack), K head kvh, KV chunk c), as score_mma_tile.
 template <int KC>
-__global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
+__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t first, int pack, int c, int kvh) {
   __shared__ float qs[cm::kTileRows][kScalarMaxD];
   __shared__ float lg[cm::kTileRows][kScoreThreads];
   __shared__ BlockState st[cm::kTileRows];
   const int tid = threadIdx.x;
-  const std::int64_t g = blockIdx.x / p.chunks;
-  const int c = static_cast<int>(blockIdx.x % p.chunks);
-  const int kvh = blockIdx.y;
-  const std::int64_t first = g * p.pack;
   std::int64_t sid;
-  const std::int64_t Lg = group_plan(p, first, &sid);
+  const std::int64_t Lg = group_plan(p, first, pack, &sid);
   if (Lg <= 0 || sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
   cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1, p.mutant);
   if (b0 >= b1) return;
-  const int used = p.pack * p.gqa;
+  const int used = pack * p.gqa;
   const int D = static_cast<int>(p.D);
   for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
     const int row = i / D, d = i % D;
-    const cm::TileRow tr = cm::tile_row(row, p.pack, p.gqa);
+    const cm::TileRow tr = cm::tile_row(row, pack, p.gqa);
     qs[row][d] = tr.used ? cm::bf16_to_float(p.q[((first + tr.draft) * p.Hq +
                                                   cm::tile_query_head(kvh, p.gqa, tr, static_cast<int>(p.Hk), p.mutant)) * D + d])
                          : 0.0f;
   }
   RowMeta mine{0, 0, false, nullptr, 0, 0};
-  if (tid < used) mine = tile_row_meta(p, first, kvh, tid, Lg);
+  if (tid < used) mine = tile_row_meta(p, first, pack, kvh, tid, Lg);
   __syncthreads();
   const bool lse = p.lse != 0;
   const int esz = KC == cm::kBf16 ? 2 : 1;
@@ -565,7 +603,7 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
       for (int i = 0; i < cm::kTileRows; ++i) dots[i] = 0.0f;
       if (off < p.bs && t < Lg) {
         const std::int64_t s = cm::wrap_slot(p.r2t[sid * p.width + t], p.S, p.mutant);
-        const std::uint8_t* kr = p.k + (s * p.Hk + cm::tile_k_head(kvh, p.pack, p.mutant)) * p.D * esz;
+        const std::uint8_t* kr = p.k + (s * p.Hk + cm::tile_k_head(kvh, pack, p.mutant)) * p.D * esz;
         for (int d = 0; d < D; ++d) {
           float kv;
           if (KC == cm::kBf16) {
@@ -589,6 +627,18 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
       __syncthreads();
     }
     if (tid < used) write_block(mine, b, state_score(st[tid], lse, p.mutant), p);
+  }
+}
+
+// Score program of the portable path: the tiles of row-axis index x, as score_mma_kernel.
+template <int KC>
+__global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
+  const int c = static_cast<int>(blockIdx.x % p.chunks);
+  const int kvh = blockIdx.y;
+  const cm::ProgramTiles pt = cm::program_tiles(p.slot, blockIdx.x / p.chunks, p.R, p.pack);
+  for (int t = 0; t < pt.count; ++t) {  // block-uniform
+    if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
+    score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);
   }
 }
 

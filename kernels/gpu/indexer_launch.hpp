@@ -32,10 +32,14 @@ struct IndexArgs {
 // Return codes are the runtime's error codes (0 = success) as int.
 // Score kernels write only active rows with nb > topk, columns [0, nb).
 int launch_score_rows(const IndexArgs& a, void* stream);
-// Packed: rows of a group (packed_queries consecutive rows, one slot id) x gqa heads share
-// one 16-row tile. Falls back to launch_score_rows when !packed_supported(a).
+// Packed: the rows of a whole group (packed_queries consecutive rows from row 0, all with
+// one slot id) x gqa heads share one 16-row tile. Any batch is accepted: a group whose slot
+// ids differ and the R % P trailing rows run per row inside their CTA (decided on the
+// device from slot_ids; the grid depends on R, Hk, NB and P only, so a captured graph
+// stays valid for any slot ids and lengths). Outputs equal launch_score_rows' bit for bit.
+// Falls back to launch_score_rows when !packed_supported(a).
 int launch_score_packed(const IndexArgs& a, void* stream);
-bool packed_supported(const IndexArgs& a);  // P > 1, R % P == 0, P * Hq/Hk <= 16
+bool packed_supported(const IndexArgs& a);  // P > 1, P * Hq/Hk <= 16 (shapes only)
 int launch_topk(const IndexArgs& a, void* stream);
 // The whole index step: score (packed or rows) then top-k on the same stream.
 int launch_index_step(const IndexArgs& a, bool packed, void* stream);

@@ -41,8 +41,9 @@ detail::ScoreParams score_params(const IndexArgs& a, int pack) {
   p.lse = a.score_lse;
   p.kcode = a.k_code;
   p.pack = pack;
+  p.whole = a.R / pack;
   p.gqa = static_cast<int>(a.Hq / a.Hk);
-  const std::int64_t batch = a.R / pack;  // rows (pack 1) or groups
+  const std::int64_t batch = cm::packed_batch(a.R, pack);  // rows (pack 1), or whole groups + trailing rows
   p.chunks = a.num_chunks > 0 ? a.num_chunks : score_chunks(batch, a.Hk, a.NB);
   p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
@@ -51,15 +52,26 @@ detail::ScoreParams score_params(const IndexArgs& a, int pack) {
 
 // D (compile-time) 64 / 128 on CUDA: tensor-core kernel; D = 0: the portable scalar kernel
 // (any D <= 256; the only path on HIP).
+#if defined(IXO_GPU_CUDA)
+template <int D, int KC, bool kPacked>
+void launch_score_mma(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
+  constexpr int smem = detail::MmaCfg<D, KC>::kSmemBytes;
+  static const cudaError_t attr = cudaFuncSetAttribute(detail::score_mma_kernel<D, KC, kPacked>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  (void)attr;
+  detail::score_mma_kernel<D, KC, kPacked><<<grid, detail::kScoreThreads, smem, s>>>(p);
+}
+#endif
+
 template <int D, int KC>
 void launch_score_kc(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
 #if defined(IXO_GPU_CUDA)
   if constexpr (D > 0) {
-    constexpr int smem = detail::MmaCfg<D, KC>::kSmemBytes;
-    static const cudaError_t attr =
-        cudaFuncSetAttribute(detail::score_mma_kernel<D, KC>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    (void)attr;
-    detail::score_mma_kernel<D, KC><<<grid, detail::kScoreThreads, smem, s>>>(p);
+    // The per-row plan runs its own instantiation, without the packed plan's decision code.
+    if (p.pack > 1)
+      launch_score_mma<D, KC, true>(p, grid, s);
+    else
+      launch_score_mma<D, KC, false>(p, grid, s);
     return;
   }
 #endif
@@ -82,7 +94,9 @@ int launch_score(const IndexArgs& a, int pack, void* stream) {
       a.k_code > 3)
     return static_cast<int>(gpuErrorInvalidValueCode);
   const detail::ScoreParams p = score_params(a, pack);
-  const dim3 grid(static_cast<unsigned>((a.R / pack) * p.chunks), static_cast<unsigned>(a.Hk));
+  // Graph-constant grid: R, Hk, NB, P (and a forced chunk count) only. Which groups pack is
+  // decided by each CTA from slot_ids (common::program_tiles).
+  const dim3 grid(static_cast<unsigned>(cm::packed_batch(a.R, pack) * p.chunks), static_cast<unsigned>(a.Hk));
   const auto s = static_cast<gpuStream_t>(stream);
 #if defined(IXO_GPU_CUDA)
   if (a.D == 64) {
@@ -103,14 +117,15 @@ bool head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarM
 
 bool packed_supported(const IndexArgs& a) {
   const int P = a.packed_queries;
-  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && a.R % P == 0 && cm::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
+  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && cm::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
 }
 
 int launch_score_rows(const IndexArgs& a, void* stream) { return launch_score(a, 1, stream); }
 
 int launch_score_packed(const IndexArgs& a, void* stream) {
-  // Fallback (documented in docs/gpu-kernels.md): a pack that does not fit one 16-row tile,
-  // or rows that do not split into whole groups, run the per-row kernel.
+  // Fallback (documented in docs/gpu-kernels.md): a pack that does not fit one 16-row tile
+  // runs the per-row plan. Otherwise the packed plan: whole groups sharing one slot id pack,
+  // every other group and the R % P trailing rows run per row inside their CTA.
   return launch_score(a, packed_supported(a) ? a.packed_queries : 1, stream);
 }
 

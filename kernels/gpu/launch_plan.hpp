@@ -1,12 +1,15 @@
 // Host-callable description of the score kernels' launch plan (the grid and the chunk plan),
 // for tests and tools; plain C++, no CUDA/HIP headers. It restates what indexer_launch.inl
 // and the score kernels do, from kernels/common only:
-//   - the grid is (batch * chunks, Hk) with batch = R / pack, computed from graph-constant
-//     values only (R, Hk, NB, packed_queries, the forced chunk count), never from seq_lens;
-//   - program (x, y) scores group g = x / chunks (rows g*pack .. g*pack+pack-1), chunk
-//     c = x % chunks, K head y; the group's length is the longest *writable* row of the group
-//     (active and nb > topk) and its blocks [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c);
-//   - a row of the group writes block b of that range only when b < its own nb.
+//   - the grid is (batch * chunks, Hk) with batch = common::packed_batch(R, pack) (R per row;
+//     R / P whole groups + R % P trailing rows packed), computed from graph-constant values
+//     only (R, Hk, NB, packed_queries, the forced chunk count), never from slot ids or seq_lens;
+//   - program (x, y) covers row-axis index x / chunks, chunk c = x % chunks, K head y; its
+//     tiles are common::program_tiles (one packed tile for a whole group sharing one slot id,
+//     else one tile per row, decided from slot_ids on the device);
+//   - a tile's length is its longest *writable* row (active and nb > topk) and its blocks
+//     [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c); a row of the tile writes block b of
+//     that range only when b < its own nb.
 // tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
 // score_grid() here, so this header cannot drift from the launch code unnoticed; the CPU test
 // tests/graph/test_graph_plan.cpp checks that the plan for maximum shapes covers every
@@ -19,11 +22,10 @@
 
 namespace ixo::gpu::plan {
 
-// Same rule as gpu::packed_supported (P > 1, R % P == 0, P * Hq/Hk <= 16), host-only.
+// Same rule as gpu::packed_supported (P > 1, P * Hq/Hk <= 16; any R), host-only.
 inline bool packed_fits(const IndexArgs& a) {
   const int P = a.packed_queries;
-  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && a.R % P == 0 &&
-         common::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
+  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && common::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
 }
 
 // Rows per program: packed_queries on the packed path when the pack fits, else 1.
@@ -33,7 +35,7 @@ inline int score_pack(const IndexArgs& a, bool packed) { return packed && packed
 // when forced.
 inline int score_chunks(const IndexArgs& a, int pack) {
   if (a.num_chunks > 0) return a.num_chunks;
-  const int c = common::num_kv_chunks(a.R / pack, a.Hk);
+  const int c = common::num_kv_chunks(common::packed_batch(a.R, pack), a.Hk);
   const std::int64_t cap = a.NB / 16 > 1 ? a.NB / 16 : 1;
   return c < cap ? c : static_cast<int>(cap);
 }
@@ -41,7 +43,7 @@ inline int score_chunks(const IndexArgs& a, int pack) {
 struct ScoreGrid {
   int pack = 1;
   int chunks = 1;
-  std::int64_t batch = 0;  // groups (R / pack)
+  std::int64_t batch = 0;  // programs along the row axis: common::packed_batch(R, pack)
   std::int64_t x = 0;      // gridDim.x = batch * chunks
   std::int64_t y = 0;      // gridDim.y = Hk
 };
@@ -51,7 +53,7 @@ inline ScoreGrid score_grid(const IndexArgs& a, bool packed) {
   ScoreGrid g;
   g.pack = score_pack(a, packed);
   g.chunks = score_chunks(a, g.pack);
-  g.batch = a.R / g.pack;
+  g.batch = common::packed_batch(a.R, g.pack);
   g.x = g.batch * g.chunks;
   g.y = a.Hk;
   return g;
@@ -70,21 +72,34 @@ inline bool row_writes(const IndexArgs& a, const std::int64_t* slot_ids, const s
   return common::row_writes_scores(sid, *nb, a.topk);
 }
 
-// Blocks [*b0, *b1) program x of the grid covers for its group (empty when the group has
-// no writable row).
-inline void program_blocks(const IndexArgs& a, const ScoreGrid& g, const std::int64_t* slot_ids,
-                           const std::int64_t* seq_lens, std::int64_t x, std::int64_t* b0, std::int64_t* b1) {
-  const std::int64_t grp = x / g.chunks;
+// One tile of a program: rows [first, first + pack) and the blocks [b0, b1) it covers
+// (empty when the tile has no writable row).
+struct TileBlocks {
+  std::int64_t first = 0;
+  int pack = 1;
+  std::int64_t b0 = 0, b1 = 0;
+};
+
+// The tiles of program x of the grid (at most common::kTileRows), with their blocks, as the
+// score kernels compute them from the slot ids and lengths of the batch. Returns the count.
+inline int program_tiles(const IndexArgs& a, const ScoreGrid& g, const std::int64_t* slot_ids,
+                         const std::int64_t* seq_lens, std::int64_t x, TileBlocks* out) {
   const int c = static_cast<int>(x % g.chunks);
-  std::int64_t Lg = 0;
-  for (int d = 0; d < g.pack; ++d) {
-    const std::int64_t r = grp * g.pack + d;
-    std::int64_t nb;
-    if (row_writes(a, slot_ids, seq_lens, r, &nb) && seq_lens[r] > Lg) Lg = seq_lens[r];
+  const common::ProgramTiles pt = common::program_tiles(slot_ids, x / g.chunks, a.R, g.pack);
+  for (int t = 0; t < pt.count; ++t) {
+    TileBlocks& tb = out[t];
+    tb.first = pt.first + static_cast<std::int64_t>(t) * pt.pack;
+    tb.pack = pt.pack;
+    std::int64_t Lg = 0;
+    for (int d = 0; d < pt.pack; ++d) {
+      const std::int64_t r = tb.first + d;
+      std::int64_t nb;
+      if (row_writes(a, slot_ids, seq_lens, r, &nb) && seq_lens[r] > Lg) Lg = seq_lens[r];
+    }
+    tb.b0 = tb.b1 = 0;
+    if (Lg > 0) common::chunk_blocks(common::num_blocks(Lg, a.block_size), g.chunks, c, &tb.b0, &tb.b1);
   }
-  *b0 = *b1 = 0;
-  if (Lg <= 0) return;
-  common::chunk_blocks(common::num_blocks(Lg, a.block_size), g.chunks, c, b0, b1);
+  return pt.count;
 }
 
 }  // namespace ixo::gpu::plan

@@ -1,6 +1,7 @@
 #include "ixo/arbitrary.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace ixo {
 
@@ -17,7 +18,9 @@ void showValue(const GenSpec& s, std::ostream& os) {
      << (s.values == Values::exact ? "exact" : s.values == Values::near_tie ? "near_tie" : "gaussian")
      << " permute_slots=" << s.permute_slots << " permute_tokens=" << s.permute_tokens
      << " negative_aliases=" << s.negative_aliases << " padding=" << s.padding_requests
-     << " inactive=" << s.inactive_requests << "}";
+     << " inactive=" << s.inactive_requests << " packed_queries=" << s.packed_queries
+     << " trailing_padding_rows=" << s.trailing_padding_rows << " trailing_inactive_rows=" << s.trailing_inactive_rows
+     << " inactive_rows_in_requests=" << s.inactive_rows_in_requests << "}";
 }
 
 namespace gen {
@@ -31,6 +34,20 @@ rc::Gen<std::int64_t> prefix(int block_size, std::int64_t max_prefix) {
                         })},
        {1, rc::gen::inRange<std::int64_t>(1, max_prefix + 1)}});
 }
+
+// The rows of real CUDA-graph batches (GenSpec): packed_queries (0 = draft_rows, else any
+// 1..max_draft_rows+1, so groups straddle requests and R need not be a multiple of it),
+// trailing padding rows that need not fill a group, trailing inactive rows, inactive rows
+// inside requests. Each is off (0) most of the time and shrinks towards off.
+namespace {
+rc::Gen<std::tuple<int, int, int, int>> graph_rows(const Knobs& k, int draft_rows) {
+  if (!k.graph_rows) return rc::gen::just(std::tuple<int, int, int, int>{0, 0, 0, 0});
+  auto mostly_zero = [](int hi) { return rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {2, rc::gen::inRange(1, hi + 1)}}); };
+  return rc::gen::tuple(
+      rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {2, rc::gen::inRange(1, std::max(k.max_draft_rows, draft_rows) + 2)}}),
+      mostly_zero(2 * draft_rows + 1), mostly_zero(3), mostly_zero(3));
+}
+}  // namespace
 
 rc::Gen<GenSpec> spec(Knobs k) {
   // Structure first (what shrinks most usefully), then the values.
@@ -54,7 +71,8 @@ rc::Gen<GenSpec> spec(Knobs k) {
                        rc::gen::inRange(1, k.max_topk + 1), rc::gen::inRange(0, 4), rc::gen::inRange(0, 4),
                        rc::gen::element(1.0, 0.75, 1.5, 0.3125), rc::gen::element(1.0, 0.5, 2.0),
                        rc::gen::tuple(rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 3),
-                                      rc::gen::inRange(0, 3))),
+                                      rc::gen::inRange(0, 3)),
+                       graph_rows(k, sh.draft_rows)),
         [sh, k, ratios](const auto& t) {
           GenSpec s;
           s.requests = sh.requests;
@@ -77,6 +95,11 @@ rc::Gen<GenSpec> spec(Knobs k) {
           s.negative_aliases = !no_alias;
           s.padding_requests = padding;
           s.inactive_requests = inactive;
+          const auto& [packed_queries, trailing_padding, trailing_inactive, inactive_in_requests] = std::get<9>(t);
+          s.packed_queries = packed_queries;
+          s.trailing_padding_rows = trailing_padding;
+          s.trailing_inactive_rows = trailing_inactive;
+          s.inactive_rows_in_requests = inactive_in_requests;
           s.values = k.values;
           return s;
         });

@@ -1,7 +1,10 @@
 // Seeded case generators built from the spec: verify rows (L_j = prefix + j + 1),
 // permuted and gapped slot tables, permuted token slots with negative aliases, graph
-// padding and inactive requests, and three value families (gaussian, tie-free exact,
-// near-tie).
+// padding and inactive requests, the rows of real CUDA-graph batches (packed_queries other
+// than the rows per request, trailing padding and inactive rows that do not fill a group,
+// inactive rows inside requests), and three value families (gaussian, tie-free exact,
+// near-tie). Every knob at its default draws nothing from the generator, so the cases of
+// older specs (fixtures, regressions) stay bit for bit the same.
 #include "ixo/generate.hpp"
 
 #include <algorithm>
@@ -155,13 +158,21 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   Rng g(seed);
   Case c;
   c.cfg = spec.cfg;
-  c.cfg.packed_queries = spec.draft_rows;
+  c.cfg.packed_queries = spec.packed_queries > 0 ? spec.packed_queries : spec.draft_rows;
   c.Hq = spec.Hq;
   c.Hk = spec.Hk;
   c.D = spec.D;
   if (spec.requests < 0 || spec.draft_rows < 1 || spec.Hq % spec.Hk != 0)
     throw InputError("spec", "requests >= 0, draft_rows >= 1 and Hk | Hq required");
+  if (spec.packed_queries < 0 || spec.trailing_padding_rows < 0 || spec.trailing_inactive_rows < 0 ||
+      spec.inactive_rows_in_requests < 0)
+    throw InputError("spec", "packed_queries, trailing_padding_rows, trailing_inactive_rows and "
+                             "inactive_rows_in_requests must be >= 0");
   const int bs = c.cfg.block_size;
+  const std::int64_t P = c.cfg.packed_queries;
+  // Trailing graph padding row i reads table row 0 with length 2 + i % draft_rows.
+  auto trailing_pad_len = [&](int i) { return std::int64_t{2} + i % spec.draft_rows; };
+  const std::int64_t trailing_pad_max = spec.trailing_padding_rows > 0 ? trailing_pad_len(std::min(spec.trailing_padding_rows, spec.draft_rows) - 1) : 0;
 
   // Requests: real ones, graph padding (table row 0, prefix 1), inactive (slot outside the table).
   std::vector<Request> reqs;
@@ -197,7 +208,12 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
       q.slot = i + 1;
       continue;
     }
-    auto bad = [&](std::int64_t s) { return s == i || (s >= i * spec.draft_rows && s < (i + 1) * spec.draft_rows); };
+    // Never the request index, its rows' indices or (when packed_queries differs from the
+    // rows per request) the indices of the groups its rows fall in.
+    auto bad = [&](std::int64_t s) {
+      if (s == i || (s >= i * spec.draft_rows && s < (i + 1) * spec.draft_rows)) return true;
+      return P != spec.draft_rows && s >= i * spec.draft_rows / P && s <= ((i + 1) * spec.draft_rows - 1) / P;
+    };
     std::size_t k = next_free;
     while (k < free_rows.size() && bad(free_rows[k])) ++k;
     if (k == free_rows.size()) k = next_free;
@@ -206,7 +222,7 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   }
 
   // Lengths and the table width.
-  std::int64_t max_len = 1;
+  std::int64_t max_len = std::max<std::int64_t>(1, trailing_pad_max);
   for (const auto& q : reqs) max_len = std::max(max_len, q.prefix + spec.draft_rows);
   c.width = max_len + spec.extra_width;
 
@@ -216,6 +232,7 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   std::vector<std::int64_t> used_len(static_cast<std::size_t>(c.rows), 0);
   for (const auto& q : reqs)
     if (q.kind != Kind::inactive) used_len[static_cast<std::size_t>(q.slot)] = std::max(used_len[static_cast<std::size_t>(q.slot)], q.prefix + spec.draft_rows);
+  used_len[0] = std::max(used_len[0], trailing_pad_max);
   c.S = std::max<std::int64_t>(1, std::accumulate(used_len.begin(), used_len.end(), std::int64_t{0}));
   std::vector<std::int64_t> perm(static_cast<std::size_t>(c.S));
   std::iota(perm.begin(), perm.end(), 0);
@@ -240,13 +257,39 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   for (auto& q : reqs)
     if (q.kind == Kind::inactive) q.slot = (uniform(g, 0, 1) && c.S - 1 >= c.rows) ? -1 : c.rows + uniform(g, 0, 5);
 
-  // Rows.
-  c.R = nreq * spec.draft_rows;
+  // Rows: the requests' draft rows, then the trailing padding and inactive rows.
   for (const auto& q : reqs)
     for (int j = 0; j < spec.draft_rows; ++j) {
       c.slot_ids.push_back(q.slot);
       c.seq_lens.push_back(q.prefix + j + 1);
     }
+  if (spec.inactive_rows_in_requests > 0) {
+    // Random rows of real requests made inactive: length 0, or a slot id past the table.
+    std::vector<std::size_t> real_rows;
+    for (std::size_t i = 0; i < reqs.size(); ++i)
+      if (reqs[i].kind == Kind::real)
+        for (int j = 0; j < spec.draft_rows; ++j) real_rows.push_back(i * static_cast<std::size_t>(spec.draft_rows) + static_cast<std::size_t>(j));
+    std::shuffle(real_rows.begin(), real_rows.end(), g);
+    const std::size_t n = std::min<std::size_t>(real_rows.size(), static_cast<std::size_t>(spec.inactive_rows_in_requests));
+    for (std::size_t k = 0; k < n; ++k) {
+      if (uniform(g, 0, 1) == 0)
+        c.seq_lens[real_rows[k]] = 0;
+      else
+        c.slot_ids[real_rows[k]] = c.rows + uniform(g, 0, 5);
+    }
+  }
+  for (int i = 0; i < spec.trailing_padding_rows; ++i) {
+    c.slot_ids.push_back(0);
+    c.seq_lens.push_back(trailing_pad_len(i));
+  }
+  for (int i = 0; i < spec.trailing_inactive_rows; ++i) {
+    switch (uniform(g, 0, 2)) {
+      case 0: c.slot_ids.push_back(c.rows + uniform(g, 0, 5)); c.seq_lens.push_back(uniform(g, 1, c.width)); break;
+      case 1: c.slot_ids.push_back(c.S - 1 >= c.rows ? -1 : c.rows + 1); c.seq_lens.push_back(uniform(g, 1, c.width)); break;
+      default: c.slot_ids.push_back(0); c.seq_lens.push_back(0); break;  // graph padding of length 0
+    }
+  }
+  c.R = static_cast<std::int64_t>(c.slot_ids.size());
   c.q.assign(static_cast<std::size_t>(c.R * c.Hq * c.D), 0);
   c.k_cache.assign(static_cast<std::size_t>(c.S * c.Hk * c.D * element_bytes(c.cfg.k_dtype)), 0);
   switch (spec.values) {
@@ -260,6 +303,10 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
           real.push_back(q);
           toks.push_back(row_tokens[static_cast<std::size_t>(q.slot)]);
         }
+      if (spec.trailing_padding_rows > 0) {  // they read table row 0 too
+        real.push_back(Request{Kind::padding, 1, 0});
+        toks.push_back(row_tokens[0]);
+      }
       fill_exact(c, g, real, toks);
       break;
     }

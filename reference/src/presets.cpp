@@ -83,6 +83,21 @@ std::map<std::string, GenSpec> make_presets() {
   pad.max_prefix = 4000;
   p["padding"] = pad;
 
+  // A real CUDA-graph verify batch: 3 requests x 4 draft rows and an inactive request, a
+  // padding request (a whole group on table row 0), 3 trailing padding rows (a partial
+  // group), one row of a request made inactive, 2 trailing inactive rows: R = 25, not a
+  // multiple of packed_queries 4; groups mix slot ids at the end.
+  GenSpec graph = s;
+  graph.requests = 3;
+  graph.padding_requests = 1;
+  graph.inactive_requests = 1;
+  graph.packed_queries = 4;
+  graph.trailing_padding_rows = 3;
+  graph.trailing_inactive_rows = 2;
+  graph.inactive_rows_in_requests = 1;
+  graph.max_prefix = 4000;
+  p["graph-padded"] = graph;
+
   GenSpec local0 = s;  // local_blocks 0 with pack 3: nb 5, 6, 6 in one group
   local0.requests = 2;
   local0.draft_rows = 3;

@@ -62,6 +62,13 @@ GenSpec spec_from_json(const std::string& text) {
     else if (k == "padding_requests") s.padding_requests = get<int>(j, "padding_requests");
     else if (k == "inactive_requests") s.inactive_requests = get<int>(j, "inactive_requests");
     else if (k == "extra_width") s.extra_width = get<std::int64_t>(j, "extra_width");
+    // Real CUDA-graph batches (generate.hpp): packed_queries (0 = draft_rows), single
+    // trailing padding / inactive rows that need not fill a group, inactive rows inside
+    // requests.
+    else if (k == "packed_queries") s.packed_queries = get<int>(j, "packed_queries");
+    else if (k == "trailing_padding_rows") s.trailing_padding_rows = get<int>(j, "trailing_padding_rows");
+    else if (k == "trailing_inactive_rows") s.trailing_inactive_rows = get<int>(j, "trailing_inactive_rows");
+    else if (k == "inactive_rows_in_requests") s.inactive_rows_in_requests = get<int>(j, "inactive_rows_in_requests");
     else throw InputError(k, "unknown key in a generator spec");
   }
   return s;
@@ -85,6 +92,10 @@ std::string spec_to_json(const GenSpec& s) {
   j["padding_requests"] = s.padding_requests;
   j["inactive_requests"] = s.inactive_requests;
   j["extra_width"] = s.extra_width;
+  j["packed_queries"] = s.packed_queries;
+  j["trailing_padding_rows"] = s.trailing_padding_rows;
+  j["trailing_inactive_rows"] = s.trailing_inactive_rows;
+  j["inactive_rows_in_requests"] = s.inactive_rows_in_requests;
   return j.dump(2) + "\n";
 }
 

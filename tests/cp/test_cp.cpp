@@ -4,6 +4,11 @@
 //    per-row CP;
 //  * WORLD 1/2/4/8, the ROCm PR's verify batch (bf16, e4m3fnuz), permuted gapped slots,
 //    graph padding, a long context whose winners sit in one shard;
+//  * real CUDA-graph batches (packed_queries a launch hint): groups mixing slot ids, R not a
+//    multiple of P, padding rows alone and in whole groups, inactive rows inside and after
+//    groups (the matrix's graph_* cases, tests/support graph_batch_edits, the graph-padded
+//    preset at WORLD 4). Seen to fail with group_packs ignoring slot ids and with the
+//    trailing rows dropped (packed_batch = R / P) injected in kernels/common;
 //  * the CP formulas (shard mapping, keys, plan) and supports();
 //  * every CP mutant is killed by at least one of these inputs (mutant builds).
 #include <gtest/gtest.h>
@@ -200,10 +205,37 @@ TEST(Cp, SupportsAndRejects) {
   EXPECT_TRUE(be->supports(ixo::generate(s, 1), &why));
   s.Hq = 17;
   EXPECT_FALSE(be->supports(ixo::generate(s, 1), &why));
-  // A packed group whose rows do not share a slot is malformed input (ixo::validate).
+  // A group whose rows do not share a slot is a valid batch (packed_queries is a launch
+  // hint): CP runs its rows per row, with the per-row plan's ids.
   Case mixed = ixo::generate(ct::world_spec(2, 4), 5);
   std::swap(mixed.slot_ids[0], mixed.slot_ids[4]);
-  EXPECT_THROW(run_cp(mixed), ixo::InputError);
+  check_case(mixed, false, "mixed group");
+}
+
+TEST(Cp, GraphBatchEdits) {
+  const Case base = ixo::generate(ixo::test::graph_edit_base_spec(), 1010);
+  for (const auto& ed : ixo::test::graph_batch_edits(base)) {
+    SCOPED_TRACE(ed.name + ": " + ed.what);
+    check_case(ed.c, false, ed.name);
+    const auto plan = ixo::cp::plan_for(ed.c, true, {});
+    EXPECT_EQ(plan.pack, ed.c.cfg.packed_queries);
+    EXPECT_EQ(plan.groups, ed.c.R / plan.pack + ed.c.R % plan.pack);
+  }
+}
+
+TEST(Cp, GraphPaddedPresetWorld4) {
+  // The graph-padded preset (M3 shapes, R 25 with P 4) at WORLD 4, bf16 and e4m3fnuz.
+  for (ixo::KDtype k : {ixo::KDtype::bf16, ixo::KDtype::e4m3fnuz}) {
+    auto s = ixo::preset("graph-padded");
+    s.Hq = 4;
+    s.cfg.init_blocks = 1;
+    s.cfg.local_blocks = 2;
+    s.cfg.k_dtype = k;
+    s.max_prefix = 3000;
+    const Case c = ixo::generate(s, 12);
+    ASSERT_NE(c.R % c.cfg.packed_queries, 0);
+    check_case(c, false, std::string("graph-padded ") + std::string(ixo::to_string(k)));
+  }
 }
 
 // ---- Mutants: each CP mutant changes the ids of at least one input above ---------------

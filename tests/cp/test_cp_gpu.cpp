@@ -4,7 +4,11 @@
 //  * vs cpu-cp: bit for bit on exact cases, elsewhere wherever the oracle's k-th margin is
 //    clear (the tensor-core dot order differs from the twin's);
 //  * the ROCm PR batch (bf16, e4m3fnuz), WORLD 1/2/4/8/16, winners in one shard, chunk
-//    plans, and the CP mutants killed on the GPU too.
+//    plans, and the CP mutants killed on the GPU too;
+//  * real CUDA-graph batches (packed_queries a launch hint): the graph_batch_edits of
+//    tests/support (groups mixing slot ids, R not a multiple of P, padding rows alone and in
+//    whole groups, inactive rows inside and after groups) on the tensor-core and scalar
+//    paths, and the graph-padded preset at WORLD 4: packed CP == per-row CP == cuda-rows ids.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -111,6 +115,37 @@ TEST(CudaCp, WinnersInOneShardAndPadding) {
   m.padding_requests = 2;
   m.inactive_requests = 1;
   check_gpu(ixo::generate(m, 4), false, "M3 padding + inactive");
+}
+
+TEST(CudaCp, GraphBatchEdits) {
+  IXO_REQUIRE_CUDA_CP();
+  for (const std::int64_t D : {64, 40}) {
+    ixo::GenSpec s = ixo::test::graph_edit_base_spec();
+    s.D = D;
+    for (const auto& ed : ixo::test::graph_batch_edits(ixo::generate(s, 1010 + D))) {
+      SCOPED_TRACE("D " + std::to_string(D) + " " + ed.name + ": " + ed.what);
+      check_gpu(ed.c, false, ed.name);
+      RunOptions one;
+      one.force_num_chunks = 1;
+      EXPECT_TRUE(ixo::test::bitwise_equal(ixo::make_cuda_cp_backend()->run(ed.c), ixo::make_cuda_cp_backend()->run(ed.c, one),
+                                           ed.c, "chunks 1 " + ed.name));
+    }
+  }
+}
+
+TEST(CudaCp, GraphPaddedPresetWorld4) {
+  IXO_REQUIRE_CUDA_CP();
+  for (ixo::KDtype k : {ixo::KDtype::bf16, ixo::KDtype::e4m3fnuz, ixo::KDtype::e4m3fn})
+    for (std::uint64_t seed : {1, 2}) {
+      auto s = ixo::preset("graph-padded");
+      s.Hq = 4;
+      s.cfg.init_blocks = 1;
+      s.cfg.local_blocks = 2;
+      s.cfg.k_dtype = k;
+      const Case c = ixo::generate(s, seed);
+      ASSERT_NE(c.R % c.cfg.packed_queries, 0);
+      check_gpu(c, false, std::string("graph-padded ") + std::string(ixo::to_string(k)));
+    }
 }
 
 TEST(CudaCp, ChunkPlanIndependent) {

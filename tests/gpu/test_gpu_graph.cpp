@@ -6,8 +6,12 @@
 // replay first rewrites a different set of inputs *in place* (cudaMemcpy into the captured
 // device buffers): seq_lens (shrink and grow across block boundaries, rows made trivial),
 // the slot table + slot ids + token slots (permuted, gapped, negative aliases), the K
-// contents, padding and inactive rows, and finally a relabelling of slots that must not
-// change the answer. After every replay:
+// contents, groups made to mix slot ids (a request boundary inside a group, padding next to
+// a request: the packed kernel must run them per row, decided on the device -- the graph
+// is not recaptured), padding and inactive rows, and finally a relabelling of slots that
+// must not change the answer. The "ragged" captures have R = 35 with packed_queries 4: the
+// last 3 rows are a partial group (padding, then real rows of a request after the mixing
+// step), run per row by the packed graph. After every replay:
 //   - the outputs equal an eager launch of the same inputs bit for bit (ids and every score
 //     cell, poison included) and the cuda backend run on a fresh allocation;
 //   - they pass ixo::judge against ixo::oracle for the host Case mirroring the device inputs
@@ -85,6 +89,7 @@ struct GraphParam {
   bool packed;
   KDtype k_dtype;
   ScoreType score;
+  bool ragged = false;  // R = 8 groups of 4 + 3 trailing rows (a partial group)
 };
 void PrintTo(const GraphParam& p, std::ostream* os) { *os << p.name; }
 
@@ -116,12 +121,27 @@ void set_group(Case& c, std::int64_t g, std::int64_t slot, std::int64_t prefix) 
 }
 std::int64_t group_slot(const Case& c, std::int64_t g) { return c.slot_ids[static_cast<std::size_t>(g * c.cfg.packed_queries)]; }
 
+// One row appended (slot id, length; q copied from row 0).
+void push_row(Case& c, std::int64_t slot, std::int64_t L) {
+  c.slot_ids.push_back(slot);
+  c.seq_lens.push_back(L);
+  const std::vector<std::uint16_t> q0(c.q.begin(), c.q.begin() + c.Hq * c.D);
+  c.q.insert(c.q.end(), q0.begin(), q0.end());
+  ++c.R;
+}
+
 // The host cases of the replays, all at the same maximum shapes. Groups (P = 4 rows each):
-// 0..5 real requests, 6 graph padding, 7 inactive (ixo::append_rows).
+// 0..5 real requests, 6 graph padding, 7 inactive (ixo::append_rows); ragged: rows 32..34
+// (a partial group) padding, padding, inactive.
 std::vector<Step> make_steps(const GraphParam& gp) {
   const GenSpec spec = base_spec(gp);
   std::vector<Step> steps;
   Case c0 = append_rows(generate(spec, 4242), 1, 1);
+  if (gp.ragged) {
+    push_row(c0, 0, 2);
+    push_row(c0, 0, 3);
+    push_row(c0, c0.rows + 5, 4);
+  }
   steps.push_back({"initial inputs", c0, kQ | kK | kTable | kSlots | kLens, false});
 
   // 1. seq_lens only: shrink some requests, grow others past their generated length, cross
@@ -165,10 +185,34 @@ std::vector<Step> make_steps(const GraphParam& gp) {
   c3.k_cache = generate(spec, 777).k_cache;
   steps.push_back({"K contents rewritten", c3, kK, false});
 
+  // 3b. groups mixing slot ids (slot ids and lengths only): the last two rows of group 1
+  // move to group 2's request (a request boundary inside a group), row 0 of group 4 becomes
+  // a padding row (table row 0, length 3) and row 1 of the padding group 6 a real row of
+  // group 5's request; ragged: the partial group's first two rows become real rows of group
+  // 2's request, with long lengths.
+  Case c3b = c3;
+  {
+    auto at = [](std::int64_t g, std::int64_t j) { return static_cast<std::size_t>(g * 4 + j); };
+    for (std::int64_t j = 2; j < 4; ++j) {
+      c3b.slot_ids[at(1, j)] = c3b.slot_ids[at(2, 0)];
+      c3b.seq_lens[at(1, j)] = c3b.seq_lens[at(2, 0)] + 128 * j + 3;
+    }
+    c3b.slot_ids[at(4, 0)] = 0;
+    c3b.seq_lens[at(4, 0)] = 3;
+    c3b.slot_ids[at(6, 1)] = c3b.slot_ids[at(5, 0)];
+    c3b.seq_lens[at(6, 1)] = c3b.seq_lens[at(5, 3)] + 130;
+    if (gp.ragged) {
+      c3b.slot_ids[32] = c3b.slot_ids[33] = c3b.slot_ids[at(2, 0)];
+      c3b.seq_lens[32] = c3b.seq_lens[at(2, 3)] + 200;
+      c3b.seq_lens[33] = c3b.seq_lens[at(2, 3)] + 1;
+    }
+  }
+  steps.push_back({"groups mixing slot ids", c3b, kSlots | kLens, false});
+
   // 4. padding and inactive rows: group 0 becomes graph padding (table row 0, lengths 2..5),
   // the padding group and the inactive group become real requests on unused table rows,
   // group 3 becomes inactive (length 0), and one row inside group 5 gets length 0.
-  Case c4 = c3;
+  Case c4 = c3b;
   {
     std::set<std::int64_t> used;
     for (std::int64_t grp = 0; grp < 8; ++grp) {
@@ -188,11 +232,10 @@ std::vector<Step> make_steps(const GraphParam& gp) {
   steps.push_back({"padding and inactive rows rewritten", c4, kSlots | kLens, false});
 
   // 5. every cache slot and table row relabelled (K rows moved, table and slot ids
-  // rewritten): the same keys at the same positions, so the same bits.
+  // rewritten): the same keys at the same positions, so the same bits. relabel_slots keeps
+  // the slot id of an inactive row, so group 5 (its length-0 row) now mixes slot ids and
+  // runs per row in the packed graph: the bits must not change either.
   Case c5 = relabel_slots(c4, 99);
-  // relabel_slots keeps the slot id of an inactive row; the length-0 row of group 5 must
-  // keep sharing its group's slot id (a packed-group contract), so it follows the group.
-  c5.slot_ids[static_cast<std::size_t>(5 * 4 + 2)] = c5.slot_ids[static_cast<std::size_t>(5 * 4)];
   steps.push_back({"slots relabelled (same answer)", c5, kK | kTable | kSlots, true});
   return steps;
 }
@@ -465,7 +508,10 @@ INSTANTIATE_TEST_SUITE_P(CudaGraph, GraphReplay,
                          ::testing::Values(GraphParam{"rows_bf16_max", false, KDtype::bf16, ScoreType::max},
                                            GraphParam{"packed_bf16_max", true, KDtype::bf16, ScoreType::max},
                                            GraphParam{"rows_e4m3fn_lse", false, KDtype::e4m3fn, ScoreType::lse},
-                                           GraphParam{"packed_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse}),
+                                           GraphParam{"packed_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse},
+                                           GraphParam{"rows_ragged_bf16_max", false, KDtype::bf16, ScoreType::max, true},
+                                           GraphParam{"packed_ragged_bf16_max", true, KDtype::bf16, ScoreType::max, true},
+                                           GraphParam{"packed_ragged_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse, true}),
                          [](const ::testing::TestParamInfo<GraphParam>& i) { return i.param.name; });
 
 }  // namespace

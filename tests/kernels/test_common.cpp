@@ -122,11 +122,66 @@ TEST(KernelsCommon, GroupLengthIsMaxAndTileMapping) {
   EXPECT_EQ(tr.head, 1);
   EXPECT_TRUE(tr.used);
   EXPECT_FALSE(cm::tile_row(8, 4, 2).used);
-  EXPECT_EQ(cm::tile_query_row(3, 4, tr), 14);
+  EXPECT_EQ(cm::tile_query_row(12, tr), 14);  // tile starting at row 12 (group 3 of 4)
   EXPECT_EQ(cm::tile_query_head(1, 2, tr), 3);
   EXPECT_TRUE(cm::pack_fits(4, 4));
   EXPECT_FALSE(cm::pack_fits(5, 4));
   EXPECT_FALSE(cm::pack_fits(0, 1));
+}
+
+// The packed plan's row axis (graph-constant) and the device-side group decision.
+TEST(KernelsCommon, PackedPlanRowAxisAndGroupDecision) {
+  // R 14, P 4: programs 0..2 are the whole groups (rows 0-3, 4-7, 8-11), 3 and 4 the
+  // trailing rows 12 and 13.
+  EXPECT_EQ(cm::packed_batch(14, 4), 3 + 2);
+  EXPECT_EQ(cm::packed_batch(16, 4), 4);
+  EXPECT_EQ(cm::packed_batch(3, 4), 3);   // no whole group: every row alone
+  EXPECT_EQ(cm::packed_batch(14, 1), 14);  // per-row plan
+  const cm::ProgramRows g1 = cm::program_rows(1, 14, 4), t0 = cm::program_rows(3, 14, 4), t1 = cm::program_rows(4, 14, 4);
+  EXPECT_EQ(g1.first, 4);
+  EXPECT_EQ(g1.rows, 4);
+  EXPECT_EQ(t0.first, 12);
+  EXPECT_EQ(t0.rows, 1);
+  EXPECT_EQ(t1.first, 13);
+  EXPECT_EQ(t1.rows, 1);
+  EXPECT_EQ(cm::program_rows(5, 14, 1).first, 5);
+  // Rows: group 0 one request (slot 7), group 1 a request boundary (7, 7, 3, 3), group 2
+  // graph padding (slot 0) with an inactive row (slot 99 past the table), trailing rows on
+  // slot 0 (same slot id, but a partial group).
+  const std::int64_t slots[14] = {7, 7, 7, 7, 7, 7, 3, 3, 0, 0, 99, 0, 0, 0};
+  EXPECT_TRUE(cm::group_packs(slots, 0, 4, 4));
+  EXPECT_FALSE(cm::group_packs(slots, 4, 4, 4));
+  EXPECT_FALSE(cm::group_packs(slots, 8, 4, 4));
+  EXPECT_FALSE(cm::group_packs(slots, 12, 1, 4));  // partial group, although its slots agree
+  EXPECT_FALSE(cm::group_packs(slots, 11, 3, 4));  // three rows are not a group of 4
+  EXPECT_TRUE(cm::group_packs(slots, 10, 1, 1));  // per-row plan: a row is its own tile
+  const std::int64_t alias[2] = {3, 3 - 50};        // the same table row, another slot id value
+  EXPECT_FALSE(cm::group_packs(alias, 0, 2, 2));
+  const cm::ProgramTiles a = cm::program_tiles(slots, 0, 14, 4);
+  EXPECT_EQ(a.first, 0);
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(a.pack, 4);
+  const cm::ProgramTiles b = cm::program_tiles(slots, 2, 14, 4);
+  EXPECT_EQ(b.first, 8);
+  EXPECT_EQ(b.count, 4);
+  EXPECT_EQ(b.pack, 1);
+  const cm::ProgramTiles t = cm::program_tiles(slots, 4, 14, 4);
+  EXPECT_EQ(t.first, 13);
+  EXPECT_EQ(t.count, 1);
+  EXPECT_EQ(t.pack, 1);
+  // Every row lies in exactly one tile of exactly one program, packed or not.
+  for (int P : {1, 2, 3, 4, 5, 16})
+    for (std::int64_t R = 0; R <= 14; ++R) {
+      std::vector<int> seen(static_cast<std::size_t>(R), 0);
+      for (std::int64_t x = 0; x < cm::packed_batch(R, P); ++x) {
+        const cm::ProgramTiles pt = cm::program_tiles(slots, x, R, P);
+        for (int i = 0; i < pt.count * pt.pack; ++i) {
+          ASSERT_LT(pt.first + i, R) << "P " << P << " R " << R << " x " << x;
+          ++seen[static_cast<std::size_t>(pt.first + i)];
+        }
+      }
+      for (std::int64_t r = 0; r < R; ++r) ASSERT_EQ(seen[static_cast<std::size_t>(r)], 1) << "P " << P << " R " << R << " row " << r;
+    }
 }
 
 TEST(KernelsCommon, BlocksAndTrivialRows) {

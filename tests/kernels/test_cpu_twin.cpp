@@ -1,6 +1,29 @@
 // The CPU twin (cpu-rows, cpu-packed) against the oracle on the kernel case matrix, plus
 // the twin's own invariants: packed == per-row bitwise, chunk-plan and thread-count
-// independence, the poison contract, the launch plan, and a hand-computed case.
+// independence, the poison contract, the launch plan, and hand-computed cases.
+//
+// Real CUDA-graph batches (packed_queries is a launch hint; docs/semantics.md): the matrix's
+// graph_* cases and the CpuTwinGraphEdits suite (tests/support graph_batch_edits) hold
+// groups mixing slot ids, R not a multiple of P, padding rows alone and in whole groups,
+// inactive rows inside and after groups. Each of these dimensions was seen to fail on an
+// injected bug (temporarily, in kernels/common and the twin; see the commit's report):
+//   - group_packs ignoring slot ids (a mixed group packed: its rows read the first row's
+//     table row): PackedEqualsRowsBitwise / PackedMatchesOracle on graph_pack4_requests3,
+//     graph_pack3_requests4_local0, graph_padding_inactive_inside_after_bs2_lse, the edits
+//     packed_queries_*, inactive_slot_inside_groups, padding_mixed_with_request,
+//     padding_group_alone_inactive_after, and HandComputedGraphBatch (P 3, 4);
+//   - packed_batch = R / P (the trailing rows of a partial group never scored): the same
+//     tests on graph_pack4_requests3, graph_padding_group_and_alone_bs2, partial_real_group,
+//     padding_group_alone_inactive_after, HandComputedGraphBatch (P 3);
+//   - a packed tile judging its activity by its first row's own length (a length-0 row
+//     first in a group drops the group): len0_first_and_inside,
+//     graph_padding_inactive_inside_after_bs2_lse;
+//   - per-row tiles of a non-packing group reading the group's first slot id: the
+//     mixed-group cases above (inactive and padding rows inside and after groups scored
+//     through a request's table row);
+//   - whole groups on table row 0 skipped as "padding" (padding rows are ordinary rows):
+//     graph_padding_group_and_alone_bs2, padding_group_alone_inactive_after,
+//     HandComputedGraphBatch (P 2).
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -9,10 +32,12 @@
 #include <memory>
 
 #include "backend.hpp"
+#include "cpu/cp_twin.hpp"
 #include "cpu/cpu_backends.hpp"
 #include "indexer_common.hpp"
 #include "ixo/error.hpp"
 #include "ixo_test/support.hpp"
+#include "packing_note.hpp"
 
 namespace {
 
@@ -157,12 +182,95 @@ TEST(CpuTwin, PackedLoadsEachKTokenOncePerGroup) {
 }
 
 TEST(CpuTwin, RejectsMalformedCases) {
-  Case c = named("slots_explicit").make();
-  c.slot_ids[1] = c.slot_ids[1] == 1 ? 2 : 1;  // a packed group mixing two requests
-  for (const char* b : {"cpu-rows", "cpu-packed"}) EXPECT_THROW(run(b, c), ixo::InputError) << b;
   Case d = named("slots_explicit").make();
   d.seq_lens[0] = d.width + 1;
   for (const char* b : {"cpu-rows", "cpu-packed"}) EXPECT_THROW(run(b, d), ixo::InputError) << b;
+}
+
+// packed_queries is a launch hint: a group mixing two requests, or R not a multiple of it,
+// is a valid batch (it used to be rejected as bad input).
+TEST(CpuTwin, AcceptsGroupsMixingSlotIdsAndPartialGroups) {
+  Case c = named("slots_explicit").make();
+  c.slot_ids[1] = c.slot_ids[1] == 1 ? 2 : 1;  // group 0 mixes two requests
+  const auto e = ixo::oracle(c);
+  const Observed rows = run("cpu-rows", c), packed = run("cpu-packed", c);
+  EXPECT_TRUE(ixo::test::matches_oracle(c, e, packed, false, "cpu-packed, mixed group"));
+  EXPECT_TRUE(ixo::test::bitwise_equal(rows, packed, c, "mixed group"));
+  for (int P : {3, 5, 7}) {  // 16 rows: partial groups of 1, 1 and 2 rows
+    Case d = named("slots_explicit").make();
+    d.cfg.packed_queries = P;
+    EXPECT_TRUE(ixo::test::bitwise_equal(run("cpu-rows", d), run("cpu-packed", d), d, "P " + std::to_string(P)));
+  }
+}
+
+// The graph-padded edits of tests/support (each with the kind of row it moves).
+const std::vector<ixo::test::EditedCase>& graph_edits() {
+  static const auto v = ixo::test::graph_batch_edits(ixo::generate(ixo::test::graph_edit_base_spec(), 1010));
+  return v;
+}
+
+class CpuTwinGraphEdits : public ::testing::TestWithParam<ixo::test::EditedCase> {};
+
+TEST_P(CpuTwinGraphEdits, RowsAndPackedMatchOracleAndEachOther) {
+  const Case& c = GetParam().c;
+  const auto e = ixo::oracle(c);
+  std::int64_t nontrivial = 0;
+  for (auto nb : e.nb) nontrivial += nb > e.topk;
+  ASSERT_GT(nontrivial, 0) << "the edit leaves no scored row";
+  const Observed rows = run("cpu-rows", c), packed = run("cpu-packed", c);
+  EXPECT_TRUE(ixo::test::matches_oracle(c, e, rows, false, "cpu-rows " + GetParam().what));
+  EXPECT_TRUE(ixo::test::matches_oracle(c, e, packed, false, "cpu-packed " + GetParam().what));
+  EXPECT_TRUE(ixo::test::bitwise_equal(rows, packed, c, "cpu-rows vs cpu-packed " + GetParam().what));
+  for (int n : {1, 3})
+    EXPECT_TRUE(ixo::test::bitwise_equal(packed, run("cpu-packed", c, chunks(n)), c, "cpu-packed chunks " + std::to_string(n)));
+  // The plan packs exactly the whole groups sharing one slot id: fewer K loads than per row
+  // whenever one group packs.
+  RunOptions def;
+  const auto plan = ixo::cpu::plan_for(c, true, def);
+  const std::int64_t P = c.cfg.packed_queries;
+  ASSERT_TRUE(ixo::common::pack_fits(static_cast<int>(P), plan.gqa));
+  EXPECT_EQ(plan.pack, P);
+  EXPECT_EQ(plan.groups, c.R / P + c.R % P);
+  bool any_packs = false;
+  for (std::int64_t g = 0; g < c.R / P; ++g)
+    any_packs = any_packs || ixo::common::group_packs(c.slot_ids.data(), g * P, static_cast<int>(P), static_cast<int>(P));
+  if (any_packs) {
+    EXPECT_LT(ixo::cpu::k_tokens_loaded(c, plan), ixo::cpu::k_tokens_loaded(c, ixo::cpu::plan_for(c, false, def)));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Edits, CpuTwinGraphEdits, ::testing::ValuesIn(graph_edits()),
+                         [](const ::testing::TestParamInfo<ixo::test::EditedCase>& i) { return i.param.name; });
+
+// The packing note names the rows that run per row (for `ixo check`).
+TEST(CpuTwin, UngroupedRowsNote) {
+  Case c = named("slots_explicit").make();  // 4 requests x 4 rows, P 4: every group packs
+  EXPECT_EQ(ixo::ungrouped_rows_note(c), "");
+  c.slot_ids[5] = c.slot_ids[0] == 9 ? 8 : 9;  // group 1 mixes slot ids
+  EXPECT_EQ(ixo::ungrouped_rows_note(c), "rows 4-7 (mixed slot ids) did not form a packed group of 4: 4 of 16 rows run per row");
+  c.slot_ids[9] = c.slot_ids[5];  // group 2 too: one range
+  c.cfg.packed_queries = 4;
+  EXPECT_EQ(ixo::ungrouped_rows_note(c), "rows 4-11 (mixed slot ids) did not form a packed group of 4: 8 of 16 rows run per row");
+  c.cfg.packed_queries = 5;  // groups 0-4 (mixes requests 0, 1), 5-9, 10-14; row 15 alone
+  EXPECT_EQ(ixo::ungrouped_rows_note(c),
+            "rows 0-14 (mixed slot ids), 15 (partial group) did not form a packed group of 5: 16 of 16 rows run per row");
+  Case tail = named("slots_explicit").make();
+  tail.cfg.packed_queries = 3;  // groups 0-2 (request 0), 3-5, 6-8 (straddle), 9-11, 12-14; row 15 alone
+  EXPECT_EQ(ixo::ungrouped_rows_note(tail),
+            "rows 3-8 (mixed slot ids), 15 (partial group) did not form a packed group of 3: 7 of 16 rows run per row");
+  c.cfg.packed_queries = 1;
+  EXPECT_EQ(ixo::ungrouped_rows_note(c), "");
+  EXPECT_EQ(ixo::ungrouped_rows_note(graph_edits()[0].c), "");  // length-0 rows: the grouping holds
+  Case wide = named("gqa_8_1_p4").make();  // 4 x 8 = 32 tile rows
+  EXPECT_EQ(ixo::ungrouped_rows_note(wide),
+            "packed_queries 4 x Hq/Hk 8 = 32 tile rows exceed one 16-row tile: every row runs per row");
+  Case lone = named("slots_explicit").make();
+  lone.slot_ids.push_back(0);  // one padding row after 4 whole groups
+  lone.seq_lens.push_back(2);
+  const std::vector<std::uint16_t> q0(lone.q.begin(), lone.q.begin() + lone.Hq * lone.D);
+  lone.q.insert(lone.q.end(), q0.begin(), q0.end());
+  ++lone.R;
+  EXPECT_EQ(ixo::ungrouped_rows_note(lone), "row 16 (partial group) did not form a packed group of 4: 1 of 17 rows run per row");
 }
 
 // A case small enough to compute by hand (no oracle, no generator): one request of two
@@ -208,6 +316,66 @@ TEST(CpuTwin, HandComputedCase) {
     for (std::size_t i = 0; i < want_scores.size(); ++i) EXPECT_EQ(o.scores[i], want_scores[i]) << b << " cell " << i;
     EXPECT_TRUE(o.has_scores);
     EXPECT_EQ(o.NB, 2);
+  }
+}
+
+// A graph batch small enough to compute by hand: one request (table row 1, lengths 3 and 4),
+// a padding row (table row 0, length 3), an inactive row (slot 7 past the 2-row table).
+// bs 2, topk 1, no forcing, q all ones, K rows constant v (dot = 16 v); token slots 0..5
+// hold v = 1, 3, 2, 7, 0.5, 4; table row 1 = slots 0, 1, 5, 3 and table row 0 = 2, 3, 4, 4.
+//   row 0: blocks max(1, 3) = 3, 4        -> scores 48m, 64m, selects block 1
+//   row 1: blocks 3, max(4, 7) = 7         -> 48m, 112m, selects 1
+//   row 2: blocks max(2, 7) = 7, 0.5       -> 112m, 8m, selects 0 (through table row 1: 48m, 64m -> 1)
+//   row 3: inactive                        -> no scores, -1
+// The truth does not depend on packed_queries: P 1 (per row), 2 (group 0 packs, group 1
+// mixes the padding and the inactive row), 3 (group 0 mixes the request and the padding
+// row; row 3 is a partial group), 4 (one mixed group) and 5 (a partial group of 4) all give
+// the same bits on every backend.
+TEST(CpuTwin, HandComputedGraphBatch) {
+  Case c;
+  c.cfg.block_size = 2;
+  c.cfg.topk = 1;
+  c.cfg.init_blocks = 0;
+  c.cfg.local_blocks = 0;
+  c.cfg.sm_scale = 1.0;
+  c.R = 4;
+  c.Hq = 1;
+  c.Hk = 1;
+  c.D = 16;
+  c.S = 6;
+  c.rows = 2;
+  c.width = 4;
+  c.q.assign(4 * 16, 0x3f80);  // bf16 1.0
+  const float v[6] = {1.0f, 3.0f, 2.0f, 7.0f, 0.5f, 4.0f};
+  for (int s = 0; s < 6; ++s) {
+    std::uint32_t u;
+    std::memcpy(&u, &v[s], 4);
+    for (int d = 0; d < 16; ++d) {
+      c.k_cache.push_back(static_cast<std::uint8_t>((u >> 16) & 0xff));
+      c.k_cache.push_back(static_cast<std::uint8_t>(u >> 24));
+    }
+  }
+  c.req_to_token = {2, 3, 4, 4, 0, 1, 5, 3};
+  c.slot_ids = {1, 1, 0, 7};
+  c.seq_lens = {3, 4, 3, 2};
+  const float m = ixo::common::logit_multiplier(1.0f, 1.0f);
+  float poison;
+  const std::uint32_t pb = ixo::kScorePoisonBits;
+  std::memcpy(&poison, &pb, 4);
+  const std::vector<float> want_scores = {48.0f * m, 64.0f * m, 48.0f * m, 112.0f * m, 112.0f * m, 8.0f * m, poison, poison};
+  const std::vector<std::int32_t> want_ids = {1, 1, 0, -1};
+  for (int P : {1, 2, 3, 4, 5}) {
+    c.cfg.packed_queries = P;
+    const auto e = ixo::oracle(c);
+    EXPECT_EQ(e.topk_idx, want_ids) << "oracle, P " << P;
+    for (const char* b : {"cpu-rows", "cpu-packed"}) {
+      const Observed o = run(b, c);
+      EXPECT_EQ(o.topk_idx, want_ids) << b << ", P " << P;
+      ASSERT_EQ(o.scores.size(), want_scores.size()) << b;
+      for (std::size_t i = 0; i < want_scores.size(); ++i)
+        EXPECT_EQ(bits_of(o.scores[i]), bits_of(want_scores[i])) << b << ", P " << P << ", cell " << i;
+    }
+    EXPECT_EQ(ixo::make_cpu_cp_backend()->run(c).topk_idx, want_ids) << "cpu-cp, P " << P;
   }
 }
 

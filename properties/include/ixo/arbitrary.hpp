@@ -27,10 +27,15 @@ struct Knobs {
   int max_topk = 64;
   bool allow_lse = true;
   Values values = Values::gaussian;  // exact forces score max
+  // Real CUDA-graph batches: packed_queries other than the rows per request (groups mixing
+  // slot ids, R not a multiple of it), trailing padding / inactive rows that do not fill a
+  // group, inactive rows inside requests (GenSpec's fields of the same names).
+  bool graph_rows = true;
 };
 
 // The whole case description: requests, draft rows, Hq:Hk, D, block size, dtype,
-// scales, score type, init/local, topk, slot permutation, aliases, padding, inactive.
+// scales, score type, init/local, topk, slot permutation, aliases, padding, inactive, and
+// the graph-batch rows above.
 rc::Gen<GenSpec> spec(Knobs k = {});
 
 }  // namespace gen

@@ -20,7 +20,7 @@ struct GenSpec {
   std::vector<std::int64_t> prefixes;  // one per request; empty = random in [1, max_prefix]
   std::int64_t max_prefix = 2000;
   std::int64_t Hq = 1, Hk = 1, D = 128;
-  Config cfg;                          // packed_queries is set to draft_rows
+  Config cfg;                          // cfg.packed_queries is ignored: see packed_queries below
   Values values = Values::gaussian;
   bool permute_slots = true;           // request table rows permuted, never the row/group index, gaps between
   std::vector<std::int64_t> request_slots;  // explicit table rows (overrides permute_slots)
@@ -29,6 +29,17 @@ struct GenSpec {
   int padding_requests = 0;            // graph padding: table row 0, prefix 1 (L = 2..ndt+1)
   int inactive_requests = 0;           // slot ids outside the table
   std::int64_t extra_width = 8;        // table columns past the longest row
+  // Real CUDA-graph batches (packed_queries is a launch hint: any batch is valid).
+  int packed_queries = 0;              // the case's packed_queries; 0 = draft_rows. Another value
+                                       // makes groups straddle requests (mixed slot ids) and R
+                                       // need not be a multiple of it
+  int trailing_padding_rows = 0;       // single graph padding rows after all requests (table row
+                                       // 0, L = 2, 3, .., draft_rows+1, 2, ..): they need not fill a group
+  int trailing_inactive_rows = 0;      // single inactive rows at the very end (slot id past the
+                                       // table, -1 aliasing past it, or length 0)
+  int inactive_rows_in_requests = 0;   // rows of real requests made inactive: length 0 (the slot
+                                       // id kept) or a slot id past the table (its group then
+                                       // mixes slot ids); random rows, each at most once
 };
 
 Case generate(const GenSpec& spec, std::uint64_t seed);
@@ -42,10 +53,12 @@ GenSpec preset(const std::string& name);  // throws InputError("preset", name)
 namespace ixo {
 
 // GenSpec <-> JSON (fixtures and fuzz regressions). Keys: requests, draft_rows,
-// prefixes, max_prefix, Hq, Hk, D, config (case.json keys), values
-// ("gaussian"|"exact"|"near_tie"), permute_slots, request_slots, permute_tokens,
-// negative_aliases, padding_requests, inactive_requests, extra_width, or "preset": NAME
-// as the base that the other keys override. Unknown keys are errors.
+// prefixes, max_prefix, Hq, Hk, D, config (case.json keys; its packed_queries is ignored),
+// values ("gaussian"|"exact"|"near_tie"), permute_slots, request_slots, permute_tokens,
+// negative_aliases, padding_requests, inactive_requests, extra_width, packed_queries
+// (0 = draft_rows), trailing_padding_rows, trailing_inactive_rows,
+// inactive_rows_in_requests (the GenSpec fields of the same names; all optional, default
+// 0), or "preset": NAME as the base that the other keys override. Unknown keys are errors.
 GenSpec spec_from_json(const std::string& text);
 std::string spec_to_json(const GenSpec& s);
 

@@ -236,10 +236,166 @@ std::vector<NamedCase> build() {
     s.cfg.score_type = ScoreType::lse;
     add("m3_init1_local2_lse_padding", s);
   }
+  // Real CUDA-graph batches: packed_queries is a launch hint, any batch is valid. Groups
+  // (P consecutive rows from row 0) that mix slot ids, R not a multiple of P, padding rows
+  // alone and in whole groups, inactive rows inside and after groups. bs 2 / topk 1 /
+  // local 0 makes the padding rows of length >= 3 non-trivial: scored, their own best block
+  // selected.
+  {
+    GenSpec s = small();
+    s.trailing_padding_rows = 2;  // a partial group of padding rows after 2 requests x 4
+    add("graph_partial_padding_tail", s);
+    s.cfg.block_size = 2;
+    s.cfg.topk = 1;
+    s.cfg.init_blocks = 0;
+    s.cfg.local_blocks = 0;
+    s.max_prefix = 40;
+    s.padding_requests = 1;       // padding in a whole group, then 3 padding rows alone
+    s.trailing_padding_rows = 3;
+    add("graph_padding_group_and_alone_bs2", s);
+    s.trailing_inactive_rows = 2;  // [pad, pad, pad, inactive] + 1 trailing inactive row
+    s.inactive_rows_in_requests = 2;
+    s.cfg.score_type = ScoreType::lse;
+    add("graph_padding_inactive_inside_after_bs2_lse", s);
+    s = small();
+    s.requests = 3;
+    s.prefixes = {5 * 16 + 3, 9 * 16 - 1, 12 * 16 + 2};  // every row scored (nb > topk)
+    s.draft_rows = 3;              // requests of 3 rows, packed_queries 4: both groups mix two
+    s.packed_queries = 4;          // requests; R 9 = 2 groups + 1 trailing real row
+    add("graph_pack4_requests3", s);
+    s.draft_rows = 4;
+    s.packed_queries = 3;          // requests of 4 rows, P 3: R 12, groups straddle requests
+    s.cfg.local_blocks = 0;
+    add("graph_pack3_requests4_local0", s);
+    s = small();
+    s.requests = 3;
+    s.prefixes = {5 * 16 - 2, 9 * 16 - 1, 12 * 16};  // rows straddling block boundaries
+    s.packed_queries = 2;          // 4 rows per request, P 2: whole groups inside requests
+    s.inactive_rows_in_requests = 3;
+    s.trailing_inactive_rows = 1;
+    s.Hq = 4;
+    s.Hk = 2;
+    s.cfg.k_dtype = KDtype::e4m3fn;
+    s.cfg.k_scale = 0.75;
+    add("graph_pack2_inactive_rows_hk2_e4m3fn", s);
+    s = small();
+    s.values = Values::exact;      // tie-free: ids must equal the oracle's
+    s.requests = 3;
+    s.draft_rows = 3;
+    s.packed_queries = 2;
+    s.padding_requests = 1;
+    s.trailing_padding_rows = 1;
+    s.trailing_inactive_rows = 2;
+    add("graph_exact_pack2_requests3_tail", s, true);
+    s = GenSpec{};                 // M3 shapes: bs 128, top-16, init 0, local 1
+    s.requests = 2;
+    s.prefixes = {128 * 30 + 126, 128 * 9 - 1};
+    s.padding_requests = 1;
+    s.trailing_padding_rows = 3;
+    s.trailing_inactive_rows = 1;
+    s.inactive_rows_in_requests = 1;
+    s.cfg.k_dtype = KDtype::e4m3fn;
+    add("graph_m3_padded_e4m3fn", s);
+  }
   return v;
 }
 
+// One row appended to a case: slot id, length, q copied from row `q_from`.
+void push_row(Case& c, std::int64_t slot, std::int64_t L, std::int64_t q_from) {
+  c.slot_ids.push_back(slot);
+  c.seq_lens.push_back(L);
+  const std::size_t n = static_cast<std::size_t>(c.Hq * c.D);
+  const std::size_t at = static_cast<std::size_t>(q_from) * n;
+  c.q.reserve(c.q.size() + n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint16_t v = c.q[at + i];
+    c.q.push_back(v);
+  }
+  ++c.R;
+}
+
+// The first R' rows of a case.
+Case first_rows(const Case& c, std::int64_t R) {
+  Case d = c;
+  d.R = R;
+  d.slot_ids.resize(static_cast<std::size_t>(R));
+  d.seq_lens.resize(static_cast<std::size_t>(R));
+  d.q.resize(static_cast<std::size_t>(R * c.Hq * c.D));
+  return d;
+}
+
 }  // namespace
+
+GenSpec graph_edit_base_spec() {
+  GenSpec s = small();  // Hq 2 : Hk 1 (CP runs it: WORLD 2; P 4 x 2 = 8 tile rows)
+  s.requests = 4;
+  s.prefixes = {37, 16 * 3 - 1, 61, 24};
+  s.cfg.block_size = 2;
+  s.cfg.topk = 2;
+  s.cfg.init_blocks = 0;
+  s.cfg.local_blocks = 1;
+  s.extra_width = 16;
+  return s;
+}
+
+std::vector<EditedCase> graph_batch_edits(const Case& base) {
+  const std::int64_t P = base.cfg.packed_queries;
+  std::vector<EditedCase> v;
+  auto add = [&](std::string name, Case c, std::string what) {
+    validate(c);
+    v.push_back(EditedCase{std::move(name), std::move(c), std::move(what)});
+  };
+  const std::int64_t out_of_table = base.rows + 3;
+  {
+    Case c = base;  // an inactive (length 0) row first in a group that still packs
+    c.seq_lens[0] = 0;
+    c.seq_lens[static_cast<std::size_t>(P + 2)] = 0;
+    add("len0_first_and_inside", c, "length-0 rows first in group 0 and inside group 1 (the groups still share a slot id)");
+  }
+  {
+    Case c = base;  // a row of group 1 whose slot lies past the table: group 1 mixes slot ids
+    c.slot_ids[static_cast<std::size_t>(P + 1)] = out_of_table;
+    c.slot_ids[static_cast<std::size_t>(2 * P)] = out_of_table + 1;
+    add("inactive_slot_inside_groups", c, "rows whose slot id lies past the table inside groups 1 and 2 (mixed slot ids)");
+  }
+  {
+    Case c = base;  // lengths not in chain-verify order inside packing groups
+    std::reverse(c.seq_lens.begin(), c.seq_lens.begin() + P);
+    std::swap(c.seq_lens[static_cast<std::size_t>(P)], c.seq_lens[static_cast<std::size_t>(P + 2)]);
+    add("lengths_not_chain", c, "group 0 lengths descending, group 1 permuted (still one slot id per group)");
+  }
+  for (const std::int64_t p : {P + 1, P - 1, 2 * P}) {
+    if (p < 2) continue;
+    Case c = base;  // the same rows under another launch hint: groups straddle requests
+    c.cfg.packed_queries = static_cast<int>(p);
+    add("packed_queries_" + std::to_string(p), c, "packed_queries " + std::to_string(p) + " over requests of " + std::to_string(P) + " rows");
+  }
+  {
+    Case c = first_rows(base, base.R - 1);  // the last group loses a row: a partial group of real rows
+    add("partial_real_group", c, "R = " + std::to_string(c.R) + ": the last P-1 real rows form a partial group");
+  }
+  {
+    Case c = base;  // graph padding: a whole group, then rows alone, then inactive rows
+    for (std::int64_t j = 0; j < P; ++j) push_row(c, 0, j + 2, j);
+    push_row(c, 0, 5, 0);
+    push_row(c, 0, 7, 1);
+    push_row(c, out_of_table, 9, 2);
+    push_row(c, 0, 0, 3);
+    push_row(c, -1, 3, 0);  // aliases S-1: past the table
+    add("padding_group_alone_inactive_after", c,
+        "a padding group, then 2 padding rows + an inactive row (one mixed group), then 2 inactive rows (partial group)");
+  }
+  {
+    Case c = first_rows(base, 2 * P);  // a group of padding and real rows: slot 0 next to a request
+    push_row(c, base.slot_ids[0], base.seq_lens[0] + 3, 0);
+    push_row(c, 0, 6, 1);
+    push_row(c, 0, 7, 2);
+    push_row(c, base.slot_ids[0], base.seq_lens[0] + 5, 3);
+    push_row(c, 0, 5, 0);
+    add("padding_mixed_with_request", c, "a whole group alternating a request's rows and padding rows, then 1 padding row alone");
+  }
+  return v;
+}
 
 std::uint64_t seed_of(const std::string& name) {
   std::uint64_t h = 1469598103934665603ull;
@@ -261,6 +417,7 @@ std::vector<NamedCase> kernel_cases_subset(int every) {
 }
 
 void PrintTo(const NamedCase& c, std::ostream* os) { *os << c.name << " (seed " << c.seed << ")"; }
+void PrintTo(const EditedCase& c, std::ostream* os) { *os << c.name << " (" << c.what << ")"; }
 
 std::string case_param_name(const ::testing::TestParamInfo<NamedCase>& info) { return info.param.name; }
 

@@ -32,7 +32,9 @@ void PrintTo(const NamedCase& c, std::ostream* os);
 // ratios (with packed fallbacks), all K dtypes with k_scale != 1, max and lse, init 0-2 x
 // local 0-3, topk above/below/crossing nb, slot tables (permuted, gapped, explicit,
 // identity), negative token-slot aliases, padding and inactive requests, exact and near-tie
-// values, the M3 shapes. Small enough to run in seconds on 2 cores.
+// values, the M3 shapes, and real CUDA-graph batches (graph_*: groups mixing slot ids, R not
+// a multiple of packed_queries, padding rows alone and in whole groups, inactive rows inside
+// and after groups). Small enough to run in seconds on 2 cores.
 const std::vector<NamedCase>& kernel_cases();
 // A smaller subset for the heavier variant checks (chunks, threads).
 std::vector<NamedCase> kernel_cases_subset(int every);
@@ -56,6 +58,26 @@ JudgeOptions kernel_judge_options(bool exact_ids, std::uint32_t poison_bits = kS
                                           std::uint32_t poison_bits = kScorePoisonBits);
 // Bitwise equality of ids and every score cell (poison included).
 ::testing::AssertionResult bitwise_equal(const Observed& a, const Observed& b, const Case& c, const std::string& what);
+
+// Graph-padded batches built by hand from a generated one, each putting one kind of row
+// exactly where a packed kernel could go wrong (packed_queries is a launch hint: all are
+// valid). `what` says what the edit did.
+struct EditedCase {
+  std::string name;  // [A-Za-z0-9_]
+  Case c;
+  std::string what;
+};
+// The base: 4 requests x 4 draft rows (P 4), Hq 2 : Hk 1, bs 2, topk 2, init 0, local 1,
+// D 64, prefixes 37, 47, 61, 24 (padding rows of length >= 5 are non-trivial: scored).
+GenSpec graph_edit_base_spec();
+// Edits of `base` (P = its packed_queries, at least 3 whole groups of one request each):
+// length-0 rows first in and inside packing groups; slot ids past the table inside groups;
+// lengths not in chain-verify order; packed_queries P+1, P-1, 2P over the same rows; a
+// partial group of real rows; a padding group, padding rows alone, inactive rows after the
+// groups; a group alternating a request's rows with padding rows.
+std::vector<EditedCase> graph_batch_edits(const Case& base);
+// gtest prints an EditedCase as its name and edit.
+void PrintTo(const EditedCase& c, std::ostream* os);
 
 // True when the oracle's top-k of (h, r) is separated from the rest by more than the
 // error bounds, so every correct kernel must pick exactly these ids (or nb <= topk).

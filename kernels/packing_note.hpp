@@ -1,0 +1,66 @@
+// Which rows of a case the packed backends (cpu-packed, cuda-packed, cpu-cp, cuda-cp) run
+// per row instead of in packed groups of packed_queries: one line for a report (`ixo
+// check`), or "" when every row is in a packed group (or packed_queries is 1), e.g.
+//   rows 8-11 (mixed slot ids), 12-14 (partial group) did not form a packed group of 4: 7 of 15 rows run per row
+//
+// packed_queries (P) is a launch hint, never part of the truth: every batch is valid and
+// every row is judged by its own semantics. The packed plan (kernels/common, program_tiles)
+// packs group g = rows g*P .. g*P+P-1 when its rows share one slot id; a group whose slot
+// ids differ, and the R % P trailing rows (a partial group), run per row -- same outputs,
+// bit for bit, just without the shared K loads. When P x Hq/Hk exceeds one 16-row tile,
+// every row runs per row.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/indexer_common.hpp"
+#include "ixo/case.hpp"
+
+namespace ixo {
+
+inline std::string ungrouped_rows_note(const Case& c) {
+  const int P = c.cfg.packed_queries;
+  if (P <= 1 || c.R <= 0) return "";
+  const std::string group = "packed group of " + std::to_string(P);
+  const std::int64_t gqa = c.Hk > 0 ? c.Hq / c.Hk : 0;
+  if (gqa < 1 || !common::pack_fits(P, static_cast<int>(gqa)))
+    return "packed_queries " + std::to_string(P) + " x Hq/Hk " + std::to_string(gqa) + " = " + std::to_string(P * gqa) +
+           " tile rows exceed one " + std::to_string(common::kTileRows) + "-row tile: every row runs per row";
+  // Ranges of rows that do not pack, with their reason; adjacent ones of one reason merged.
+  struct Range {
+    std::int64_t first, last;
+    const char* why;
+  };
+  std::vector<Range> ranges;
+  auto add = [&](std::int64_t first, std::int64_t last, const char* why) {
+    if (!ranges.empty() && ranges.back().last + 1 == first && ranges.back().why == why)
+      ranges.back().last = last;
+    else
+      ranges.push_back(Range{first, last, why});
+  };
+  static const char* const kMixed = "mixed slot ids";
+  static const char* const kPartial = "partial group";
+  const std::int64_t whole = c.R / P;
+  for (std::int64_t g = 0; g < whole; ++g)
+    if (!common::group_packs(c.slot_ids.data(), g * P, P, P)) add(g * P, g * P + P - 1, kMixed);
+  if (c.R % P != 0) add(whole * P, c.R - 1, kPartial);
+  if (ranges.empty()) return "";
+
+  std::int64_t rows = 0;
+  for (const Range& r : ranges) rows += r.last - r.first + 1;
+  constexpr std::size_t kShown = 6;
+  std::string list;
+  for (std::size_t i = 0; i < ranges.size() && i < kShown; ++i) {
+    const Range& r = ranges[i];
+    if (i) list += ", ";
+    list += std::to_string(r.first);
+    if (r.last > r.first) list += "-" + std::to_string(r.last);
+    list += std::string(" (") + r.why + ")";
+  }
+  if (ranges.size() > kShown) list += ", ...";
+  return std::string(rows == 1 ? "row " : "rows ") + list + " did not form a " + group + ": " + std::to_string(rows) +
+         " of " + std::to_string(c.R) + " rows run per row";
+}
+
+}  // namespace ixo
