@@ -55,8 +55,13 @@ inline std::string ungrouped_rows_note(const Case& c) {
     const Range& r = ranges[i];
     if (i) list += ", ";
     list += std::to_string(r.first);
-    if (r.last > r.first) list += "-" + std::to_string(r.last);
-    list += std::string(" (") + r.why + ")";
+    if (r.last > r.first) {  // appended piece by piece: GCC 12 -Wrestrict misfires on "-" + to_string
+      list += '-';
+      list += std::to_string(r.last);
+    }
+    list += " (";
+    list += r.why;
+    list += ')';
   }
   if (ranges.size() > kShown) list += ", ...";
   return std::string(rows == 1 ? "row " : "rows ") + list + " did not form a " + group + ": " + std::to_string(rows) +

@@ -131,7 +131,8 @@ SuiteRow property_row(const std::string& backend, const std::string& name, const
 const std::vector<std::string>& suite_groups() {
   static const std::vector<std::string> g = {"tiny",    "verify",         "boundary",      "km-slots", "fp8-e4m3fn",
                                              "fp8-e4m3fnuz", "e5m2-lse",  "gqa",           "padding",  "local0",
-                                             "exact",   "near-tie",       "topk-above-nb", "forced-overlap"};
+                                             "exact",   "near-tie",       "topk-above-nb", "forced-overlap",
+                                             "graph-padded"};
   return g;
 }
 

@@ -173,18 +173,21 @@ TEST_F(BadInput, Fp8CacheWithBf16Elements) {
   expect_error("k_cache", "expected |u1");
 }
 
-TEST_F(BadInput, PackedQueriesMustDivideTheRows) {
+// packed_queries is a launch hint, never part of the truth: real CUDA-graph batches have
+// partial groups and groups that mix slot ids, and they are valid input (they failed as
+// bad input before; the packed backends run such rows per row).
+TEST_F(BadInput, RowsThatDoNotFillAPackedGroupAreValid) {
   auto cfg = c.cfg;
   cfg.packed_queries = 3;  // tiny: 4 rows
   write_json(ixo::config_to_json(cfg));
-  expect_error("packed_queries", "does not divide");
+  EXPECT_NO_THROW(ixo::load_case(dir));
 }
 
-TEST_F(BadInput, RowsOfAPackedGroupMustShareTheirRequest) {
+TEST_F(BadInput, PackedGroupsMixingSlotIdsAreValid) {
   auto s = c.slot_ids;
   s[1] = s[0] + 1;
   ixo::write_npy(path("slot_ids.npy"), "<i8", {c.R}, s.data(), s.size() * 8);
-  expect_error("slot_ids[1]", "same packed group");
+  EXPECT_NO_THROW(ixo::load_case(dir));
 }
 
 TEST_F(BadInput, ObservedTopkWithTheWrongShape) {

@@ -13,6 +13,7 @@
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
 #include "ixo/verdict.hpp"
+#include "packing_note.hpp"
 
 namespace ixo::cli {
 
@@ -65,9 +66,16 @@ void plot_failing_rows(const Args& a) {
 #endif
 }
 
+// One note line when some rows of the batch do not form packed groups (not an error).
+void print_packing_note(const Args& a, const Case& c) {
+  const std::string note = ungrouped_rows_note(c);
+  if (!note.empty() && !a.json) fmt::print("note: {} (packed kernels only; every row is judged by its own semantics)\n", note);
+}
+
 // `ixo check CASE --backend B...`: each backend on one case (a regression replay).
 int check_case_with_backends(const Args& a) {
   const Case c = load_case(a.case_dir);
+  print_packing_note(a, c);
   const bool exact = a.exact || std::filesystem::exists(std::filesystem::path(a.case_dir) / "exact_ids");
   const Expected e = oracle(c);
   bool pass = true;
@@ -139,6 +147,7 @@ int check(const Args& a) {
     if (!a.topk_file.empty()) {
       refuse(a, {"--backend", "--exec-timeout"}, "judges files given by --topk; run a backend with ixo check CASE --backend B");
       const Case c = load_case(a.case_dir);
+      print_packing_note(a, c);
       const Observed o = load_observed(c, a.topk_file, a.scores_file);
       JudgeOptions opt;
       opt.exact_ids = a.exact;

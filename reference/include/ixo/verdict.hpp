@@ -1,6 +1,6 @@
 // The verdict: judge an implementation's outputs against the oracle.
 // Tier 1 structure, tier 2 tie-aware ids (tau), tier 3 exact ids, tier 4 bitwise /
-// poison checks. See docs/architecture.md.
+// poison checks. See docs/semantics.md and docs/error-bounds.md.
 #pragma once
 #include <cstdint>
 #include <string>
