@@ -198,11 +198,11 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("case"), py::arg("topk"), py::arg("scores"), py::arg("exact"));
   m.def("backend_names", &ixo::backend_names);
-  m.def("run_backend", [](const std::string& name, const Case& c) {
+  m.def("run_backend", [](const std::string& name, const Case& c) -> py::tuple {
     auto b = ixo::make_backend(name);
     std::string why;
     if (!b->available(&why)) throw ixo::InputError("backend", name + " is not available here: " + why);
-    if (!b->supports(c, &why)) return py::make_tuple("unsupported", why);
+    if (!b->supports(c, &why)) return py::make_tuple("unsupported", why, py::none());
     const ixo::Observed o = b->run(c);
     const auto t = observed_to_numpy(o);
     return py::make_tuple("ok", t[0], t[1]);

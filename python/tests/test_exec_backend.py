@@ -92,8 +92,9 @@ def test_the_suite_over_an_exec_kernel_mixed_with_a_builtin_one(tmp_path):
     rc, out = ixo("check", "--backend", KERNEL + " --only-bf16", "--backend", "cpu-packed", "--no-properties")
     assert rc == 0, out
     assert "fixtures" in out and "SKIP" in out  # the fp8 groups are skipped by the bf16-only kernel
+    # One process per case (about 300 of them): slow where python3 starts slowly (a torch venv: > 300 s).
     rc, out = ixo("check", "--backend", KERNEL + " --bug gqa", "--property-cases", "6", "--out", str(tmp_path),
-                  "--failures-only")
+                  "--failures-only", timeout=1200)
     assert rc == 1 and "prop:matches-oracle" in out and "shrunk case written" in out, out
     assert os.listdir(tmp_path)
 

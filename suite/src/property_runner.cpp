@@ -24,14 +24,14 @@ class QuietListener : public rc::detail::TestListener {
 // RapidCheck announces its configuration on stderr when first used; our callers print
 // their own seeds and replay lines, so that banner is swallowed.
 const rc::detail::Configuration& quiet_configuration() {
-  static const rc::detail::Configuration& config = [] () -> const rc::detail::Configuration& {
+  static const rc::detail::Configuration* config = [] {
     std::ostringstream sink;
     auto* old = std::cerr.rdbuf(sink.rdbuf());
-    const auto& c = rc::detail::configuration();
+    const rc::detail::Configuration* c = &rc::detail::configuration();
     std::cerr.rdbuf(old);
     return c;
   }();
-  return config;
+  return *config;
 }
 
 PropertyResult run_property(const std::string& id, int cases, std::uint64_t seed, const std::function<void()>& body,
