@@ -263,10 +263,11 @@ NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::strin
   if (isz == 0)
     throw fail("has an unsupported dtype descr '" + shown(a.descr) +
                "' (plain numeric dtypes like <u2, |u1, <i4, <f4)");
-  if (a.descr.size() == 2) a.descr.insert(a.descr.begin(), '=');  // no byte-order character: native
-  if (isz == 1) a.descr[0] = '|';
-  if (a.descr[0] == '=') a.descr[0] = '<';
-  if (a.descr[0] == '>') throw fail("is big-endian (" + a.descr + "); write little-endian");
+  // Normalised to byte order + kind + size ("i8" and "<i08" are numpy's "<i8" too).
+  const bool has_order = std::strchr("<>|=", a.descr[0]) != nullptr;
+  const char order = !has_order || a.descr[0] == '=' ? '<' : a.descr[0];
+  if (order == '>' && isz > 1) throw fail("is big-endian (" + shown(a.descr) + "); write little-endian");
+  a.descr = std::string(1, isz == 1 ? '|' : '<') + a.descr[has_order ? 1 : 0] + std::to_string(isz);
   if (*h.fortran_order) throw fail("is in Fortran order; write a C-contiguous array");
   a.shape = *h.shape;
 

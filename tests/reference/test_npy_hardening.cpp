@@ -205,6 +205,17 @@ TEST_F(NpyHardening, WellFormedVariantsStillLoad) {
   EXPECT_EQ(ixo::read_npy(path("x.npy"), "x").numel(), 0);
 }
 
+// Found by fuzz_npy in CI: numpy reads '<i08' as int64, and so do we, but the descr was kept
+// as written (4 characters), so `descr == "<i8"` checks downstream refused a valid file.
+TEST_F(NpyHardening, ZeroPaddedItemSizesAreNormalised) {
+  write("x.npy", npy_file(dict("'<i08'", "(0, 5)"), 0));
+  EXPECT_EQ(ixo::read_npy(path("x.npy"), "x").descr, "<i8");
+  write("x.npy", npy_file(dict("'i04'", "(2,)"), 8));
+  EXPECT_EQ(ixo::read_npy(path("x.npy"), "x").descr, "<i4");
+  write("x.npy", npy_file(dict("'>u01'", "(2,)"), 2));
+  EXPECT_EQ(ixo::read_npy(path("x.npy"), "x").descr, "|u1");
+}
+
 TEST_F(NpyHardening, ParseFromBytesAgreesWithTheFileReader) {
   const std::string f = npy_file(dict("'<i4'", "(2, 3)"), 24);
   write("x.npy", f);
