@@ -37,7 +37,9 @@ inline bool device_present(std::string* why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
-    if (why) *why = e != cudaSuccess ? std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e) : "no CUDA device";
+    // Without a GPU the runtime says "CUDA driver version is insufficient..." (no driver at
+    // all): users need to read "no CUDA device" first.
+    if (why) *why = e != cudaSuccess ? std::string("no CUDA device (") + cudaGetErrorString(e) + ")" : "no CUDA device";
     cudaGetLastError();
     return false;
   }

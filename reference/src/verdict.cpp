@@ -112,12 +112,15 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       std::set<std::int32_t> chosen(ids.begin(), ids.end());
       double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
       std::int32_t lo_b = -1, hi_b = -1;
+      // Non-finite scores or bounds never widen what is accepted: such a block is judged
+      // exactly (tau 0), so +inf - inf never becomes a NaN that drops out of the comparison.
+      auto slack = [&](std::int32_t b) { return std::isfinite(S[b]) && std::isfinite(T[b]) ? T[b] : 0.0; };
       for (std::int32_t b = 0; b < nb; ++b) {
         if (chosen.count(b)) {
-          const double x = rank_value(S[b]) + T[b];
+          const double x = rank_value(S[b]) + slack(b);
           if (x < lo) lo = x, lo_b = b;
         } else {
-          const double x = rank_value(S[b]) - T[b];
+          const double x = rank_value(S[b]) - slack(b);
           if (x > hi) hi = x, hi_b = b;
         }
       }

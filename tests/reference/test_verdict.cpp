@@ -1,7 +1,9 @@
 // Each verdict check catches what it is for, and accepts what it must accept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <numeric>
 
@@ -53,6 +55,37 @@ TEST_F(Fixture, OracleOutputsPassAndTheCheckIsNotVacuous) {
   EXPECT_TRUE(v.pass) << v.summary();
   EXPECT_EQ(v.rows_checked, e.R);
   ASSERT_GE(real_row(), 0);
+}
+
+// Issue 10: a +inf element in K gives a +inf block score with tau inf; (inf - inf) was NaN
+// and the block dropped out of the comparison, so replacing it passed as a "tie swap".
+// Fails on the old verdict (it accepted the swap).
+TEST_F(Fixture, DroppingAnInfiniteBlockIsNeverATieSwap) {
+  const std::int64_t r = real_row();
+  ASSERT_GE(r, 0);
+  const std::int32_t* want = &e.topk_idx[static_cast<std::size_t>(r * e.topk)];
+  std::int32_t inf_b = -1;  // a selected, unforced block becomes +inf with an infinite bound
+  for (std::int64_t k = 0; k < e.topk && inf_b < 0; ++k)
+    if (!e.forced[e.at(0, r, want[k])]) inf_b = want[k];
+  ASSERT_GE(inf_b, 0);
+  e.score[e.at(0, r, inf_b)] = std::numeric_limits<double>::infinity();
+  e.tau[e.at(0, r, inf_b)] = std::numeric_limits<double>::infinity();
+  std::int32_t best_unselected = -1;
+  for (std::int32_t b = 0; b < e.nb[r]; ++b)
+    if (std::find(want, want + e.topk, b) == want + e.topk &&
+        (best_unselected < 0 || e.score[e.at(0, r, b)] > e.score[e.at(0, r, best_unselected)]))
+      best_unselected = b;
+  auto o = good;
+  o.has_scores = false;
+  std::replace(ids(o, r), ids(o, r) + o.topk, inf_b, best_unselected);
+  std::sort(ids(o, r), ids(o, r) + o.topk);
+  const auto v = judge(o, false);
+  EXPECT_FALSE(v.pass) << v.summary();
+  ASSERT_FALSE(v.details.empty());
+  EXPECT_EQ(v.details[0].tier, "ids");
+  // A finite score with an infinite bound is judged exactly too: swapping it out fails.
+  e.score[e.at(0, r, inf_b)] = 1e6;
+  EXPECT_FALSE(judge(o, false).pass);
 }
 
 TEST_F(Fixture, UnsortedIdsFailStructure) {
