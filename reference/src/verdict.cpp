@@ -88,9 +88,16 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
           ok = ids[i] == -1;
       }
       if (!ok) {
-        Failure f = at("structure", h, r, -1,
-                       fmt::format("structure: {}: ids {} must be {} ascending distinct ids in [0,{}) then -1; expected {}",
-                                   where, ids, k_eff, nb, want));
+        // An inactive row says why it is inactive: that is what a kernel got wrong.
+        const std::string msg =
+            nb > 0 ? fmt::format("structure: {}: ids {} must be {} ascending distinct ids in [0,{}) then -1; expected {}",
+                                 where, ids, k_eff, nb, want)
+            : c.seq_lens[r] == 0
+                ? fmt::format("structure: head {} row {} inactive: seq_lens[{}]=0; expected all -1, observed {}", h, r, r, ids)
+                : fmt::format("structure: head {} row {} inactive: slot_ids[{}]={} is not a table row (table has {} rows, "
+                              "k_cache {} slots); expected all -1, observed {}",
+                              h, r, r, c.slot_ids[r], c.rows, c.S, ids);
+        Failure f = at("structure", h, r, -1, msg);
         f.expected = want, f.observed = ids;
         fail(v, opt, std::move(f));
         continue;

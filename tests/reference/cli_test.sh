@@ -37,6 +37,21 @@ expect 2 "unknown preset" -- "$IXO" gen --preset nope --seed 1 --out "$tmp/x"
 expect 2 "unknown option" -- "$IXO" check --frobnicate
 expect 2 "topk file of the wrong shape" -- "$IXO" check "$tmp/c1" --topk "$tmp/o1/scores.npy"
 expect 2 "unknown backend" -- "$IXO" run --backend nope "$tmp/c1" --out "$tmp/x"
+# Issue 10: one exit code per class, --version, JSON errors, flags of the other mode of check.
+expect 0 "--version" -- "$IXO" --version
+grep -q "^ixo [0-9]" "$tmp/out" || { echo "FAIL: --version prints no version"; fails=$((fails + 1)); }
+expect 2 "--topk without a case directory is not a suite run" -- "$IXO" check --topk "$tmp/o1/topk_idx.npy"
+expect 2 "--exact in suite mode" -- "$IXO" check --exact
+expect 2 "--failures-only with a case directory" -- "$IXO" check "$tmp/c1" --topk "$tmp/o1/topk_idx.npy" --failures-only
+expect 2 "--topk and --backend together" -- "$IXO" check "$tmp/c1" --topk "$tmp/o1/topk_idx.npy" --backend cpu-rows
+expect 0 "--backend takes one value: the case directory is not eaten" -- "$IXO" check --backend cpu-rows "$tmp/c1"
+expect 3 "an environment error (output under a regular file) is exit 3, not bad input" -- "$IXO" gen --preset tiny --out "$tmp/c1/case.json/x"
+"$IXO" check "$tmp/nope" --topk x --json > "$tmp/json" 2>/dev/null
+grep -q '"exit": 2' "$tmp/json" && grep -q '"field": "case"' "$tmp/json" ||
+  { echo "FAIL: --json bad input prints no JSON error object"; cat "$tmp/json"; fails=$((fails + 1)); }
+"$IXO" list > "$tmp/list"
+grep -q "exec:COMMAND" "$tmp/list" && ! grep -q "oracle-naive" "$tmp/list" ||
+  { echo "FAIL: ixo list shows what ixo run does not accept"; cat "$tmp/list"; fails=$((fails + 1)); }
 
 if [ -n "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null; then
   for seed in 1 2 3; do

@@ -1,4 +1,5 @@
 // Each verdict check catches what it is for, and accepts what it must accept.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,6 +87,22 @@ TEST_F(Fixture, DroppingAnInfiniteBlockIsNeverATieSwap) {
   // A finite score with an infinite bound is judged exactly too: swapping it out fails.
   e.score[e.at(0, r, inf_b)] = 1e6;
   EXPECT_FALSE(judge(o, false).pass);
+}
+
+// Issue 10: an inactive row's failure says why the row is inactive.
+TEST_F(Fixture, AnInactiveRowIsReportedAsSuch) {
+  std::int64_t r = -1;
+  for (std::int64_t i = 0; i < e.R && r < 0; ++i)
+    if (ixo::table_row(c, i) < 0 && c.seq_lens[i] > 0) r = i;
+  ASSERT_GE(r, 0) << "the fixture has inactive requests";
+  auto o = good;
+  ids(o, r)[0] = 0;
+  const auto v = judge(o, false);
+  ASSERT_FALSE(v.pass);
+  EXPECT_NE(v.reports[0].find(fmt::format("row {} inactive: slot_ids[{}]={} is not a table row", r, r, c.slot_ids[r])),
+            std::string::npos)
+      << v.reports[0];
+  EXPECT_NE(v.reports[0].find("expected all -1"), std::string::npos);
 }
 
 TEST_F(Fixture, UnsortedIdsFailStructure) {
