@@ -49,6 +49,11 @@ expect 3 "an environment error (output under a regular file) is exit 3, not bad 
 "$IXO" check "$tmp/nope" --topk x --json > "$tmp/json" 2>/dev/null
 grep -q '"exit": 2' "$tmp/json" && grep -q '"field": "case"' "$tmp/json" ||
   { echo "FAIL: --json bad input prints no JSON error object"; cat "$tmp/json"; fails=$((fails + 1)); }
+if "$IXO" list | grep -q cuda-rows && ! nvidia-smi -L > /dev/null 2>&1; then
+  "$IXO" check --backend cuda-rows --backend cpu-rows --no-properties > "$tmp/nogpu" 2>&1
+  [ "$(grep -c 'cuda-rows' "$tmp/nogpu")" = 1 ] && grep -q "unavailable here, skipped: cuda-rows: no CUDA device" "$tmp/nogpu" ||
+    { echo "FAIL: no GPU must be one line saying 'no CUDA device'"; head -5 "$tmp/nogpu"; fails=$((fails + 1)); }
+fi
 "$IXO" list > "$tmp/list"
 grep -q "exec:COMMAND" "$tmp/list" && ! grep -q "oracle-naive" "$tmp/list" ||
   { echo "FAIL: ixo list shows what ixo run does not accept"; cat "$tmp/list"; fails=$((fails + 1)); }
