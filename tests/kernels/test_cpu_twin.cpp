@@ -278,31 +278,38 @@ TEST(CpuTwin, UngroupedRowsNote) {
 // bs 2, topk 1, no forcing, q all ones, K rows constant v so dot = 16 v. Token slots
 // 4, 2 (stored -3), 0, 1 hold v = 1, 2, 0.5, 100; slot 3 (table row 0's) holds 50.
 // Row 0 must not see token 3 (v 100): its block 1 is 0.5 * 16 and it selects block 0.
-TEST(CpuTwin, HandComputedCase) {
+// The hand-computed cases below: bs 2, topk 1, no forcing, sm_scale 1, one head, D 16,
+// q all ones (bf16 1.0), cache slot s holding the constant key v[s] (so dot = 16 v[s]), a
+// table of `rows` x 4. Tables, slot ids and lengths are set by the test.
+Case constant_key_case(std::int64_t R, const std::vector<float>& v, std::int64_t rows) {
   Case c;
   c.cfg.block_size = 2;
   c.cfg.topk = 1;
   c.cfg.init_blocks = 0;
   c.cfg.local_blocks = 0;
   c.cfg.sm_scale = 1.0;
-  c.cfg.packed_queries = 2;
-  c.R = 2;
+  c.R = R;
   c.Hq = 1;
   c.Hk = 1;
   c.D = 16;
-  c.S = 5;
-  c.rows = 2;
+  c.S = static_cast<std::int64_t>(v.size());
+  c.rows = rows;
   c.width = 4;
-  c.q.assign(2 * 16, 0x3f80);  // bf16 1.0
-  const float v[5] = {0.5f, 100.0f, 2.0f, 50.0f, 1.0f};
-  for (int s = 0; s < 5; ++s) {
+  c.q.assign(static_cast<std::size_t>(R * 16), 0x3f80);  // bf16 1.0
+  for (const float x : v) {
     std::uint32_t u;
-    std::memcpy(&u, &v[s], 4);
-    for (int d = 0; d < 16; ++d) {
+    std::memcpy(&u, &x, 4);
+    for (int d = 0; d < 16; ++d) {  // the bf16 bits of x (exact: every v is a bf16 value)
       c.k_cache.push_back(static_cast<std::uint8_t>((u >> 16) & 0xff));
       c.k_cache.push_back(static_cast<std::uint8_t>(u >> 24));
     }
   }
+  return c;
+}
+
+TEST(CpuTwin, HandComputedCase) {
+  Case c = constant_key_case(2, {0.5f, 100.0f, 2.0f, 50.0f, 1.0f}, 2);
+  c.cfg.packed_queries = 2;
   c.req_to_token = {3, 3, 3, 3, 4, -3, 0, 1};
   c.slot_ids = {-4, -4};
   c.seq_lens = {3, 4};
@@ -332,29 +339,7 @@ TEST(CpuTwin, HandComputedCase) {
 // row; row 3 is a partial group), 4 (one mixed group) and 5 (a partial group of 4) all give
 // the same bits on every backend.
 TEST(CpuTwin, HandComputedGraphBatch) {
-  Case c;
-  c.cfg.block_size = 2;
-  c.cfg.topk = 1;
-  c.cfg.init_blocks = 0;
-  c.cfg.local_blocks = 0;
-  c.cfg.sm_scale = 1.0;
-  c.R = 4;
-  c.Hq = 1;
-  c.Hk = 1;
-  c.D = 16;
-  c.S = 6;
-  c.rows = 2;
-  c.width = 4;
-  c.q.assign(4 * 16, 0x3f80);  // bf16 1.0
-  const float v[6] = {1.0f, 3.0f, 2.0f, 7.0f, 0.5f, 4.0f};
-  for (int s = 0; s < 6; ++s) {
-    std::uint32_t u;
-    std::memcpy(&u, &v[s], 4);
-    for (int d = 0; d < 16; ++d) {
-      c.k_cache.push_back(static_cast<std::uint8_t>((u >> 16) & 0xff));
-      c.k_cache.push_back(static_cast<std::uint8_t>(u >> 24));
-    }
-  }
+  Case c = constant_key_case(4, {1.0f, 3.0f, 2.0f, 7.0f, 0.5f, 4.0f}, 2);
   c.req_to_token = {2, 3, 4, 4, 0, 1, 5, 3};
   c.slot_ids = {1, 1, 0, 7};
   c.seq_lens = {3, 4, 3, 2};

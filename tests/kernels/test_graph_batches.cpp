@@ -16,15 +16,12 @@ namespace {
 using ixo::Case;
 using ixo::GenSpec;
 
+// The tiny preset (bs 16, topk 4, Hq 2, D 64, prefixes <= 300) with 3 requests x 4 draft rows.
 GenSpec small() {
-  GenSpec s;
+  GenSpec s = ixo::preset("tiny");
   s.requests = 3;
   s.draft_rows = 4;
-  s.max_prefix = 300;
-  s.Hq = 2;
-  s.D = 64;
-  s.cfg.block_size = 16;
-  s.cfg.topk = 4;
+  s.cfg.init_blocks = 0;
   return s;
 }
 

@@ -43,6 +43,12 @@ struct BadInput : ::testing::Test {
     const auto colon = j.find(':', p), end = j.find_first_of(",\n}", colon + 2);
     return j.substr(0, colon + 2) + value + j.substr(end);
   }
+  // case.json with `"key": value,` inserted before the first key.
+  std::string json_plus(const std::string& key, const std::string& value) const {
+    std::string j = ixo::config_to_json(c.cfg);
+    j.insert(j.find('{') + 1, "\"" + key + "\": " + value + ",");
+    return j;
+  }
 };
 
 TEST_F(BadInput, GeneratedCaseLoads) { EXPECT_NO_THROW(ixo::load_case(dir)); }
@@ -117,9 +123,7 @@ TEST_F(BadInput, UnknownScoreType) {
 }
 
 TEST_F(BadInput, UnknownKeyIsAnError) {
-  std::string j = ixo::config_to_json(c.cfg);
-  j.insert(j.find('{') + 1, "\"top_k\": 3,");
-  write_json(j);
+  write_json(json_plus("top_k", "3"));
   expect_error("top_k", "unknown key");
 }
 
@@ -219,9 +223,7 @@ TEST_F(BadInput, ObservedScoresWithTheWrongDtype) {
 
 // Issue 10: a key given twice is an error naming the key (the JSON library keeps the last).
 TEST_F(BadInput, DuplicateKeyInCaseJson) {
-  std::string j = ixo::config_to_json(c.cfg);
-  j.insert(j.find('{') + 1, "\"topk\": 3,");
-  write_json(j);
+  write_json(json_plus("topk", "3"));
   expect_error("topk", "more than once in case.json");
 }
 
