@@ -49,12 +49,6 @@ std::string json_str(const json& j, const char* key) {
   return v.get<std::string>();
 }
 
-std::string dims(const std::vector<std::int64_t>& s) {
-  std::string o = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) o += (i ? "," : "") + std::to_string(s[i]);
-  return o + "]";
-}
-
 NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_t rank,
                      std::initializer_list<const char*> descrs) {
   NpyArray a = read_npy((fs::path(dir) / (name + ".npy")).string(), name);
@@ -66,7 +60,7 @@ NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_
   }
   if (!ok) throw InputError(name, "has npy dtype '" + a.descr + "', expected " + want);
   if (a.shape.size() != rank)
-    throw InputError(name, "has rank " + std::to_string(a.shape.size()) + " (shape " + dims(a.shape) + "), expected " +
+    throw InputError(name, "has rank " + std::to_string(a.shape.size()) + " (shape " + shape_string(a.shape) + "), expected " +
                                std::to_string(rank));
   return a;
 }
@@ -175,9 +169,9 @@ Case load_case(const std::string& dir) {
   c.rows = t.shape[0];
   c.width = t.shape[1];
   if (s.shape[0] != c.R)
-    throw InputError("slot_ids", "shape " + dims(s.shape) + " does not match q rows " + std::to_string(c.R));
+    throw InputError("slot_ids", "shape " + shape_string(s.shape) + " does not match q rows " + std::to_string(c.R));
   if (l.shape[0] != c.R)
-    throw InputError("seq_lens", "shape " + dims(l.shape) + " does not match q rows " + std::to_string(c.R));
+    throw InputError("seq_lens", "shape " + shape_string(l.shape) + " does not match q rows " + std::to_string(c.R));
   c.q = npy_values<std::uint16_t>(q);
   c.k_cache = k.data;
   c.req_to_token = npy_values<std::int32_t>(t);

@@ -306,6 +306,15 @@ struct MemoryBuf : std::streambuf {
 
 }  // namespace
 
+std::string shape_string(const std::vector<std::int64_t>& shape) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {  // piece by piece: GCC 12 -Wrestrict misfires on "," + to_string
+    if (i) o += ',';
+    o += std::to_string(shape[i]);
+  }
+  return o + "]";
+}
+
 int NpyArray::item_size() const { return descr_item_size(descr); }
 
 void require_regular_file(const std::string& path, const std::string& field) {

@@ -49,19 +49,22 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
   RunOptions run;
   run.mutant = o.mutant;
   const Values families[] = {Values::gaussian, Values::gaussian, Values::exact, Values::near_tie};
+  std::vector<std::unique_ptr<Backend>> twins;  // per-row twin of each in-tree packed backend, or null
+  for (Backend* b : backends) twins.push_back(packed_twin(*b));
   FuzzResult res;
   auto done = [&] {
     return elapsed() >= o.seconds || (o.max_failures > 0 && static_cast<int>(res.failures.size()) >= o.max_failures);
   };
   for (std::uint64_t k = 0; !done(); ++k) {
     const std::uint64_t seed = o.seed + static_cast<std::uint64_t>(o.shard) + k * static_cast<std::uint64_t>(o.shards);
-    for (Backend* b : backends) {
+    for (std::size_t i = 0; i < backends.size(); ++i) {
       if (done()) break;
-      const std::unique_ptr<Backend> twin = packed_twin(*b);
+      Backend* const b = backends[i];
+      Backend* const twin = twins[i].get();
       gen::Knobs knobs;
       knobs.values = families[seed % 4];
       const PropertyResult r =
-          run_property("fuzz/" + b->name(), o.cases_per_seed, seed, [&] { fuzz_body(*b, twin.get(), knobs, run); });
+          run_property("fuzz/" + b->name(), o.cases_per_seed, seed, [&] { fuzz_body(*b, twin, knobs, run); });
       ++res.runs;
       res.cases += r.cases;
       if (r.status == PropertyResult::Status::gave_up) ++res.gave_up;

@@ -17,6 +17,9 @@ struct NpyArray {
   int item_size() const;             // bytes per element; 0 when descr is not a plain dtype
 };
 
+// A shape for messages: "[2,3,4]".
+std::string shape_string(const std::vector<std::int64_t>& shape);
+
 // Throws InputError(field) naming `path` when it does not exist, is a dangling symlink, or is
 // anything but a regular file after following symlinks (directory, FIFO, socket, device): a
 // FIFO is refused before it is opened, so reading never blocks.
