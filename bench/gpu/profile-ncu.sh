@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Nsight Compute profile of the index-step kernels on the GPU machine (issue 12: profile
+# before changing). Builds the two GPU benchmarks (ci/gpu-check.sh build stage), then
+# profiles the first launches of each kernel in the quick shapes (16 x 131072, bf16 and
+# e4m3fn K): per-row and packed score kernels, top-k, and the CP candidates + merge kernels.
+# Writes ncu-*.csv (raw metrics) and ncu-summary.txt to $1 (else $OUT).
+#   Usage: bash bench/gpu/profile-ncu.sh $OUT     (needs .deps/, see ci/gpu-check.sh)
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${1:-${OUT:-$root/ncu-out}}"
+mkdir -p "$out"
+B="${BUILD_DIR:-/tmp/ixo-gpu-build}"
+if [[ ! -x "$B/bench/gpu/bench_gpu_index_step" ]]; then
+  STAGES=build TARGETS="bench_gpu_index_step bench_gpu_cp" BUILD_DIR="$B" bash "$root/ci/gpu-check.sh" "$out" || exit 1
+fi
+export LD_LIBRARY_PATH="/tmp/ixo-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+ncu_bin="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
+[[ -n "$ncu_bin" ]] || { echo "no ncu" | tee "$out/ncu-summary.txt"; exit 1; }
+# What bounds a kernel: DRAM and SM throughput (% of peak), achieved occupancy, issue-slot
+# use, bytes in flight proxies (long-scoreboard stalls), L2 hit rate, waves per SM.
+metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
+metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
+metrics+=,sm__inst_issued.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct
+metrics+=,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio
+metrics+=,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio
+metrics+=,launch__grid_size,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__registers_per_thread
+metrics+=,launch__waves_per_multiprocessor,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+metrics+=,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+prof() {  # name, binary args..., kernel regex, count
+  local name=$1 regex=$2 count=$3; shift 3
+  timeout 240 "$ncu_bin" --graph-profiling node --kernel-name "regex:$regex" --launch-count "$count" \
+    --metrics "$metrics" --csv --page raw "$@" > "$out/ncu-$name.csv" 2> "$out/ncu-$name.err"
+  echo "ncu $name rc=$?" >> "$out/ncu-summary.txt"
+}
+prof index-step 'score_mma_kernel|topk_kernel' 12 "$B/bench/gpu/bench_gpu_index_step" --quick --reps 2
+prof cp 'cp_' 12 "$B/bench/gpu/bench_gpu_cp" --reps 2
+# A compact table per kernel launch (bench/gpu/ncu_table.py).
+/usr/bin/env python3 "$root/bench/gpu/ncu_table.py" "$out"/ncu-index-step.csv "$out"/ncu-cp.csv >> "$out/ncu-summary.txt"
+cat "$out/ncu-summary.txt"
