@@ -27,23 +27,23 @@
 
 #include "indexer_common.hpp"
 #include "mutants.hpp"
+#include "plans.hpp"
 
 namespace ixo::common::cp {
 
 // ---- Mutants of the CP path (mutation campaign, IXO_MUTANT(sel, id)) -------------------
-// BEGIN CP MUTANTS (ids 601-606, catalogued in kernels/common/mutants.hpp)
+// BEGIN CP MUTANTS (ids 601-606, catalogued in kernels/common/mutants.hpp; 604 and 606
+// change the tile plan: plans.hpp group_plan)
 constexpr int kMutCpContiguousShards = mutants::cp_contiguous_shards;   // 601: contiguous shard scored, strided ids
 constexpr int kMutCpTopkOverWorld = mutants::cp_topk_over_world;       // 602: topk / WORLD candidates per shard
 constexpr int kMutCpGroupBlockCount = mutants::cp_group_nb_for_rows;   // 603: the group's nb for each row
-constexpr int kMutCpGroupShortest = mutants::cp_group_shortest;        // 604: group sized by its shortest row
 constexpr int kMutCpForcedLocalDropped = mutants::cp_forced_local_dropped;  // 605: forced local window dropped
-constexpr int kMutCpKByGroupIndex = mutants::cp_k_by_group_index;      // 606: K addressed by group index
 // END CP MUTANTS
 // -----------------------------------------------------------------------------------------
 
 constexpr int kIdBits = 16;
 constexpr std::int64_t kMaxBlocks = std::int64_t{1} << kIdBits;  // block ids must fit 16 bits
-constexpr int kMaxTopk = 64;                                     // candidates per (shard, head, row)
+constexpr int kMaxCandidates = 64;  // topk limit of CP: candidates per (shard, head, row)
 constexpr int kMaxWorld = kTileRows;                             // one row's WORLD heads fit one tile
 
 // Blocks each rank owns (graph-constant: from NB only).
@@ -95,80 +95,18 @@ IXO_HD int shard_candidates(int topk, int world, int mutant) {
   return topk;
 }
 
-// Chunks of the shard score grid: min(LOCAL, clamp(4096 / batch, 1, 256)), graph-constant
-// (batch = rows or packed groups).
+// Chunks of the shard score grid: min(LOCAL, chunk_budget(batch)), graph-constant (batch =
+// rows or packed groups). Shard cells [l0, l1) of chunk c: common::chunk_blocks(LOCAL, ...).
 IXO_HD int num_chunks(std::int64_t batch, std::int64_t LOCAL) {
-  std::int64_t b = batch < 1 ? 1 : batch;
-  std::int64_t v = 4096 / b;
-  if (v < 1) v = 1;
-  if (v > 256) v = 256;
-  if (v > LOCAL) v = LOCAL;
-  return v < 1 ? 1 : static_cast<int>(v);
-}
-// Cells [*l0, *l1) of chunk c.
-IXO_HD void chunk_cells(std::int64_t LOCAL, int chunks, int c, std::int64_t* l0, std::int64_t* l1) {
-  const std::int64_t per = ceil_div(LOCAL, chunks);
-  std::int64_t s = static_cast<std::int64_t>(c) * per, e = s + per;
-  if (s > LOCAL) s = LOCAL;
-  if (e > LOCAL) e = LOCAL;
-  *l0 = s;
-  *l1 = e;
+  const std::int64_t v = chunk_budget(batch);
+  return static_cast<int>(v < LOCAL ? v : (LOCAL < 1 ? 1 : LOCAL));
 }
 
-// Packing: pack * WORLD tile rows must fit one 16-row tile.
-IXO_HD bool pack_fits(int pack, int world) { return pack >= 1 && pack * world <= kTileRows; }
-// Tile row i of the tile starting at row `first`: (row first + i / WORLD, head i % WORLD);
-// rows past pack*WORLD idle.
-IXO_HD TileRow tile(int i, int pack, int world) { return tile_row(i, pack, world); }
-IXO_HD std::int64_t tile_row_index(std::int64_t first, const TileRow& t) { return first + t.draft; }
-
-// Per tile row facts of one program.
-struct RowFacts {
-  std::int64_t L = 0;
-  std::int64_t nb = 0;    // 0 for inactive rows
-  bool active = false;
-  bool writes = false;    // active and not trivial: scored
-};
-IXO_HD RowFacts row_facts(std::int64_t slot, std::int64_t L, std::int64_t S, std::int64_t rows, int bs, int topk) {
-  RowFacts f;
-  f.L = L;
-  f.active = table_row(slot, S, rows, L) >= 0;
-  f.nb = f.active ? num_blocks(L, bs) : 0;
-  f.writes = f.active && !trivial_row(f.nb, topk);
-  return f;
-}
-
-// Plan of the tile of `pack` rows starting at row `first` (a packed group, or one row):
-// K length (the longest writable row; the mutant: the shortest) and table row (the first
-// writable row's; the mutant: the group index first / pack). Lg = 0 / sid = -1: nothing to
-// score.
-struct GroupPlan {
-  std::int64_t Lg = 0;
-  std::int64_t nbg = 0;
-  std::int64_t sid = -1;
-};
-IXO_HD GroupPlan group_plan(const std::int64_t* slots, const std::int64_t* lens, std::int64_t first, int pack,
-                            std::int64_t S, std::int64_t rows, int bs, int topk, int mutant) {
-  GroupPlan p;
-  bool any = false;
-  for (int d = 0; d < pack; ++d) {
-    const std::int64_t r = first + d;
-    const RowFacts f = row_facts(slots[r], lens[r], S, rows, bs, topk);
-    if (!f.writes) continue;
-    if (!any) {
-      p.sid = table_row(slots[r], S, rows, f.L);
-      p.Lg = f.L;
-      any = true;
-    } else if (IXO_MUTANT(mutant, kMutCpGroupShortest)) {
-      p.Lg = f.L < p.Lg ? f.L : p.Lg;
-    } else {
-      p.Lg = f.L > p.Lg ? f.L : p.Lg;
-    }
-  }
-  if (any && IXO_MUTANT(mutant, kMutCpKByGroupIndex)) p.sid = (first / pack) % rows;
-  p.nbg = num_blocks(p.Lg, bs);
-  return p;
-}
+// Packing: pack * WORLD tile rows must fit one 16-row tile (common::pack_fits); tile row i
+// of the tile starting at row `first` is (row first + i / WORLD, head i % WORLD)
+// (common::tile_row with gqa = WORLD). Row facts and the tile's plan (K length, table row)
+// are the native ones (plans.hpp: row_facts, group_plan), which also hold the CP mutants
+// cp_group_shortest and cp_k_by_group_index.
 
 // The nb a row is validated and forced with (its own; the mutant: the group's).
 IXO_HD std::int64_t row_nb(const RowFacts& f, const GroupPlan& gp, int mutant) {
@@ -198,12 +136,8 @@ IXO_HD std::uint32_t cell_value(float score, const RowFacts& f, const GroupPlan&
   return cell_ord(forced_score(score, b, row_nb(f, gp, mutant), init, forced_local(local, mutant)));
 }
 
-// Buffer layouts.
-// Shard cells of one rank: [WORLD (head), R, LOCAL].
-IXO_HD std::int64_t cell_index(std::int64_t head, std::int64_t row, std::int64_t local, std::int64_t R,
-                               std::int64_t LOCAL) {
-  return (head * R + row) * LOCAL + local;
-}
+// Buffer layouts. Shard cells of one rank: [WORLD (head), R, LOCAL], i.e.
+// common::score_index(head, row, local, R, LOCAL).
 // Candidate keys of one rank: [WORLD (head), R, topk]; gathered: [WORLD (src rank), ...].
 IXO_HD std::int64_t cand_index(std::int64_t src, std::int64_t head, std::int64_t row, int k, int world,
                                std::int64_t R, int topk) {

@@ -135,31 +135,6 @@ IXO_HD ProgramTiles program_tiles(const std::int64_t* slot_ids, std::int64_t x, 
   return ProgramTiles{pr.first, pr.rows, 1};
 }
 
-// Length the group loads K for: the longest row of the group (not the last, not the first).
-IXO_HD std::int64_t group_length(const std::int64_t* lens, std::int64_t first_row, int pack, int mutant = 0) {
-  std::int64_t m = 0;
-  if (IXO_MUTANT(mutant, mutants::group_sized_by_shortest)) {
-    m = lens[first_row];
-    for (int p = 1; p < pack; ++p) m = lens[first_row + p] < m ? lens[first_row + p] : m;
-    return m;
-  }
-  for (int p = 0; p < pack; ++p) m = lens[first_row + p] > m ? lens[first_row + p] : m;
-  return m;
-}
-
-// Number of KV chunks: a power of two from graph-constant values only (batch = rows or
-// groups launched, hk = K heads), never from seq_lens. 4096 / (B*Hk) clamped to [1, 256].
-IXO_HD int num_kv_chunks(std::int64_t batch, std::int64_t hk) {
-  std::int64_t bh = batch * hk;
-  if (bh < 1) bh = 1;
-  std::int64_t v = 4096 / bh;
-  if (v < 1) v = 1;
-  if (v > 256) v = 256;
-  int p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
-}
-
 // Blocks [*b0, *b1) owned by chunk c of `chunks` for a row (or group) with nb blocks.
 IXO_HD void chunk_blocks(std::int64_t nb, int chunks, int c, std::int64_t* b0, std::int64_t* b1, int mutant = 0) {
   const std::int64_t cs = ceil_div(nb, chunks);

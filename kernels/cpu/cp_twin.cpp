@@ -20,6 +20,7 @@
 #include "cp_common.hpp"
 #include "cpu/cp_twin.hpp"
 #include "indexer_common.hpp"
+#include "plans.hpp"
 #include "ixo/error.hpp"
 
 namespace ixo {
@@ -43,9 +44,7 @@ struct Launch {
 };
 
 struct Scratch {
-  std::vector<cc::RowFacts> facts;
-  std::vector<std::int64_t> row;
-  std::vector<int> head;
+  std::vector<cm::RowPlan> tile;  // tile row i: (row, head) and the row's facts
   std::vector<float> k;       // [D]
   std::vector<float> logits;  // [tile rows, bs]
 };
@@ -56,33 +55,28 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
   const Plan& p = a.plan;
   const int W = p.world;
   const int D = static_cast<int>(c.D);
-  const cc::GroupPlan gp = cc::group_plan(c.slot_ids.data(), c.seq_lens.data(), first, pack, c.S, c.rows, a.bs, a.topk,
-                                          a.mutant);
+  const cm::RowInputs in{c.slot_ids.data(), c.seq_lens.data(), c.S, c.rows, a.bs, a.topk};
+  const cm::GroupPlan gp = cm::group_plan(in, first, pack, a.mutant);
   const int n = pack * W;
-  w.facts.assign(n, cc::RowFacts{});
-  w.row.assign(n, 0);
-  w.head.assign(n, 0);
-  for (int i = 0; i < n; ++i) {
-    const cm::TileRow t = cc::tile(i, pack, W);
-    w.row[i] = cc::tile_row_index(first, t);
-    w.head[i] = t.head;
-    w.facts[i] = cc::row_facts(c.slot_ids[w.row[i]], c.seq_lens[w.row[i]], c.S, c.rows, a.bs, a.topk);
-  }
+  // Tile row i: (row first + i / WORLD, head i % WORLD): the native tile of gqa = WORLD, one K head.
+  const cm::TileShape shape{first, pack, W, 1, 0};
+  w.tile.resize(n);
+  for (int i = 0; i < n; ++i) w.tile[i] = cm::row_plan(in, shape, i, gp, a.mutant);
   std::uint32_t* rank_cells = a.cells + static_cast<std::int64_t>(rank) * W * c.R * p.LOCAL;
   w.k.resize(D);
   w.logits.resize(static_cast<std::size_t>(n) * a.bs);
-  const std::uint8_t* kc = c.k_cache.data();
+  const std::uint8_t* k_cache = c.k_cache.data();
   const std::int64_t krow_bytes = c.D * a.eb;
 
   for (std::int64_t l = l0; l < l1; ++l) {
     const std::int64_t b = cc::scored_block(l, rank, W, p.LOCAL, a.mutant);
     bool any = false;
     for (int i = 0; i < n; ++i) {
-      if (cc::cell_scored(w.facts[i], gp, b, a.NB, a.mutant)) {
+      const cm::RowPlan& m = w.tile[i];
+      if (cc::cell_scored(m.f, gp, b, a.NB, a.mutant)) {
         any = true;
       } else {
-        rank_cells[cc::cell_index(w.head[i], w.row[i], l, c.R, p.LOCAL)] =
-            cc::cell_default(w.facts[i], gp, b, a.NB, a.mutant);
+        rank_cells[cm::score_index(m.head, m.row, l, c.R, p.LOCAL)] = cc::cell_default(m.f, gp, b, a.NB, a.mutant);
       }
     }
     if (!any) continue;
@@ -91,21 +85,22 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
     for (int tt = 0; tt < nload; ++tt) {
       const std::int64_t t = b * a.bs + tt;
       const std::int64_t ks = cm::token_slot(c.req_to_token.data(), c.width, gp.sid, t, c.S);
-      const std::uint8_t* krow = kc + ks * krow_bytes;  // Hk == 1
+      const std::uint8_t* krow = k_cache + ks * krow_bytes;  // Hk == 1
       for (int d = 0; d < D; ++d) w.k[d] = cm::k_element(krow, d, a.kcode);
       for (int i = 0; i < n; ++i) {
-        if (!cc::cell_scored(w.facts[i], gp, b, a.NB, a.mutant) || tt >= cm::block_tokens(b, w.facts[i].L, a.bs)) continue;
-        const float* q = a.qg + (static_cast<std::int64_t>(w.head[i]) * c.R + w.row[i]) * D;
+        const cm::RowPlan& m = w.tile[i];
+        if (!cc::cell_scored(m.f, gp, b, a.NB, a.mutant) || tt >= cm::block_tokens(b, m.f.L, a.bs)) continue;
+        const float* q = a.qg + (static_cast<std::int64_t>(m.head) * c.R + m.row) * D;
         w.logits[static_cast<std::size_t>(i) * a.bs + tt] = cm::logit(cm::dot_fp32(q, w.k.data(), D), a.multiplier);
       }
     }
     for (int i = 0; i < n; ++i) {
-      if (!cc::cell_scored(w.facts[i], gp, b, a.NB, a.mutant)) continue;
-      const int own = cm::block_tokens(b, w.facts[i].L, a.bs);
+      const cm::RowPlan& m = w.tile[i];
+      if (!cc::cell_scored(m.f, gp, b, a.NB, a.mutant)) continue;
+      const int own = cm::block_tokens(b, m.f.L, a.bs);
       const int cnt = own < nload ? own : nload;
       const float score = cm::block_score(w.logits.data() + static_cast<std::size_t>(i) * a.bs, cnt, 1, a.lse);
-      rank_cells[cc::cell_index(w.head[i], w.row[i], l, c.R, p.LOCAL)] =
-          cc::cell_value(score, w.facts[i], gp, b, a.init, a.local, a.mutant);
+      rank_cells[cm::score_index(m.head, m.row, l, c.R, p.LOCAL)] = cc::cell_value(score, m.f, gp, b, a.init, a.local, a.mutant);
     }
   }
 }
@@ -118,7 +113,7 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const std::int64_t x = (program / p.chunks) % p.groups;
   const int rank = static_cast<int>(program / (static_cast<std::int64_t>(p.chunks) * p.groups));
   std::int64_t l0 = 0, l1 = 0;
-  cc::chunk_cells(p.LOCAL, p.chunks, chunk, &l0, &l1);
+  cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &l0, &l1);  // shard cells of the chunk
   if (l0 >= l1) return;
   const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack);
   for (int t = 0; t < pt.count; ++t) run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, rank, l0, l1, w);
@@ -130,12 +125,12 @@ void shard_candidates(const Launch& a, int rank, std::int64_t head, std::int64_t
                       std::uint64_t* out) {
   const Plan& p = a.plan;
   const std::uint32_t* cell =
-      a.cells + static_cast<std::int64_t>(rank) * p.world * a.c->R * p.LOCAL + cc::cell_index(head, r, 0, a.c->R, p.LOCAL);
+      a.cells + static_cast<std::int64_t>(rank) * p.world * a.c->R * p.LOCAL + cm::score_index(head, r, 0, a.c->R, p.LOCAL);
   keys.resize(p.LOCAL);
   for (std::int64_t l = 0; l < p.LOCAL; ++l) keys[l] = cc::cand_key(cell[l], cc::shard_block(l, rank, p.world));
-  const std::int64_t kc = std::min<std::int64_t>(p.candidates, p.LOCAL);
-  std::partial_sort(keys.begin(), keys.begin() + kc, keys.end(), std::greater<>());
-  for (int k = 0; k < a.topk; ++k) out[k] = k < kc ? keys[k] : 0;
+  const std::int64_t kept = std::min<std::int64_t>(p.candidates, p.LOCAL);
+  std::partial_sort(keys.begin(), keys.begin() + kept, keys.end(), std::greater<>());
+  for (int k = 0; k < a.topk; ++k) out[k] = k < kept ? keys[k] : 0;
 }
 
 // Merge of rank `rank`'s head over the gathered candidates [WORLD (src), WORLD (head), R, topk].
@@ -156,15 +151,9 @@ void merge(const Launch& a, const std::vector<std::uint64_t>& gathered, int head
 }
 
 void check_inputs(const Case& c) {
-  validate(c);
+  validate(c);  // every L <= width
   std::string why;
   if (!supported(c, &why)) throw InputError("case", "cpu-cp does not support this case: " + why);
-  for (std::int64_t r = 0; r < c.R; ++r) {
-    const std::int64_t L = c.seq_lens[r];
-    if (cm::table_row(c.slot_ids[r], c.S, c.rows, L) >= 0 && L > c.width)
-      throw InputError("seq_lens", "row " + std::to_string(r) + " length " + std::to_string(L) +
-                                       " exceeds the table width " + std::to_string(c.width));
-  }
 }
 
 Observed run_cp(const Case& c, bool allow_pack, const RunOptions& options) {

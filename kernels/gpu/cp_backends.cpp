@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/cp_twin.hpp"
+#include "cp_plan.hpp"
 #include "gpu/cp_launch.hpp"
 #include "gpu/device_buffer.hpp"
 #include "ixo/error.hpp"

@@ -1,25 +1,32 @@
 // Single-source CUDA/HIP kernels of the context-parallel (CP) indexer: shard score (per-row
 // and packed are one kernel; per-row is a pack of 1), shard candidates and the merge.
-// Included after gpu/indexer_kernels.cuh (whose tensor-core and block-state helpers it
-// reuses, so a block's fp32 score is computed exactly as the native score kernel does:
-// cuda-cp selects the same ids as cuda-rows bit for bit). Formulas: cp_common.hpp.
+// It calls the score kernels' shared device pieces (score_state.cuh, mma_tile.cuh,
+// scalar_tile.cuh, radix_select.cuh), so a block's fp32 score is computed exactly as the
+// native score kernel does: cuda-cp selects the same ids as cuda-rows bit for bit.
+// Formulas: cp_common.hpp, plans.hpp.
 // Design notes: docs/gpu-kernels.md (CP section).
 #pragma once
 #include <cstdint>
 
-#include "cp_common.hpp"
+// The portability header first: it brings the HIP runtime (__forceinline__, __device__)
+// that the common headers' IXO_HD needs.
 #include "gpu/gpu_port.hpp"
+#include "cp_common.hpp"
+#include "plans.hpp"
+#include "gpu/mma_tile.cuh"
+#include "gpu/radix_select.cuh"
+#include "gpu/scalar_tile.cuh"
+#include "gpu/score_state.cuh"
 #include "indexer_common.hpp"
 
 namespace ixo::gpu::cpk {
 namespace cm = ixo::common;
 namespace cc = ixo::common::cp;
-using detail::BlockState;
-using detail::kScoreThreads;
+using namespace ixo::gpu::detail;  // the shared device pieces
 
 constexpr int kCandThreads = 128;
 constexpr int kMergeThreads = 256;
-constexpr int kMergeMax = cc::kMaxWorld * cc::kMaxTopk;
+constexpr int kMergeMax = cc::kMaxWorld * cc::kMaxCandidates;
 
 struct CpScoreParams {
   const std::uint16_t* qg;  // [WORLD, R, D]
@@ -51,37 +58,23 @@ struct CpMergeParams {
 
 // Tile row facts kept in shared memory (plain data: no constructors in __shared__).
 struct CpRowS {
-  std::int64_t L, nb, row;
-  int head, used, active, writes;
+  cm::RowFacts f;  // common::row_facts of the row
+  std::int64_t row;
+  int head, used;
 };
-// Tile row i of the tile of `pack` rows starting at row `first`.
-__device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t first, int pack, int i) {
-  CpRowS m{0, 0, 0, 0, 0, 0, 0};
-  const cm::TileRow t = cc::tile(i, pack, p.world);
-  if (!t.used) return m;
-  m.used = 1;
-  m.row = cc::tile_row_index(first, t);
-  m.head = t.head;
-  const cc::RowFacts f = cc::row_facts(p.slot[m.row], p.lens[m.row], p.S, p.rows, p.bs, p.topk);
-  m.L = f.L;
-  m.nb = f.nb;
-  m.active = f.active;
-  m.writes = f.writes;
-  return m;
-}
-__device__ __forceinline__ cc::RowFacts facts(const CpRowS& m) {
-  cc::RowFacts f;
-  f.L = m.L;
-  f.nb = m.nb;
-  f.active = m.active != 0;
-  f.writes = m.writes != 0;
-  return f;
+// Tile row i of the tile of `pack` rows starting at row `first` (common::row_plan of the
+// native tile with gqa = WORLD and one K head).
+__device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t first, int pack, int i,
+                                           const cm::GroupPlan& gp) {
+  const cm::RowPlan r = cm::row_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk},
+                                     cm::TileShape{first, pack, p.world, 1, 0}, i, gp, p.mutant);
+  return CpRowS{r.f, r.row, r.head, r.used ? 1 : 0};
 }
 
 // What every thread of a CTA knows about its current tile (rows [first, first + pack)):
 // tile plan, rank, cell range.
 struct CpCta {
-  cc::GroupPlan gp;
+  cm::GroupPlan gp;
   std::int64_t first, l0, l1;
   int pack, rank;
   std::uint32_t* rank_cells;
@@ -92,8 +85,8 @@ __device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t 
   s.pack = pack;
   const int chunk = static_cast<int>(blockIdx.x % p.chunks);
   s.rank = p.rank_base + static_cast<int>(blockIdx.y);
-  cc::chunk_cells(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);
-  s.gp = cc::group_plan(p.slot, p.lens, first, pack, p.S, p.rows, p.bs, p.topk, p.mutant);
+  cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);  // shard cells of the chunk
+  s.gp = cm::group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk}, first, pack, p.mutant);
   s.rank_cells = p.cells + static_cast<std::int64_t>(blockIdx.y) * p.world * p.R * p.LOCAL;
   return s;
 }
@@ -107,19 +100,17 @@ __device__ __forceinline__ void write_defaults(const CpScoreParams& p, const CpC
     const CpRowS& m = trs[idx / n];
     const std::int64_t l = s.l0 + idx % n;
     const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
-    const cc::RowFacts f = facts(m);
-    if (!cc::cell_scored(f, s.gp, b, p.NB, p.mutant))
-      s.rank_cells[cc::cell_index(m.head, m.row, l, p.R, p.LOCAL)] = cc::cell_default(f, s.gp, b, p.NB, p.mutant);
+    if (!cc::cell_scored(m.f, s.gp, b, p.NB, p.mutant))
+      s.rank_cells[cm::score_index(m.head, m.row, l, p.R, p.LOCAL)] = cc::cell_default(m.f, s.gp, b, p.NB, p.mutant);
   }
 }
 
 __device__ __forceinline__ void write_cell(const CpScoreParams& p, const CpCta& s, const CpRowS& m, std::int64_t l,
                                            std::int64_t b, float score) {
   if (!m.used) return;
-  const cc::RowFacts f = facts(m);
-  if (cc::cell_scored(f, s.gp, b, p.NB, p.mutant))
-    s.rank_cells[cc::cell_index(m.head, m.row, l, p.R, p.LOCAL)] =
-        cc::cell_value(score, f, s.gp, b, p.init, p.local, p.mutant);
+  if (cc::cell_scored(m.f, s.gp, b, p.NB, p.mutant))
+    s.rank_cells[cm::score_index(m.head, m.row, l, p.R, p.LOCAL)] =
+        cc::cell_value(score, m.f, s.gp, b, p.init, p.local, p.mutant);
 }
 
 #if defined(IXO_GPU_CUDA)
@@ -137,10 +128,9 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   constexpr bool kFp8 = KC != cm::kBf16;
   constexpr int kEsz = kFp8 ? 1 : 2;
   constexpr int kNL = D * kEsz / 64;
-  constexpr int kNS = detail::MmaCfg<D, KC>::kStages;
+  constexpr int kNS = MmaCfg<D, KC>::kStages;
   extern __shared__ uint4 kring[];
   constexpr int kSteps = D / 16;
-  constexpr int kStepsPerLoad = kSteps / kNL;
   static_assert(D % 64 == 0, "D must be a multiple of 64");
 
   __syncthreads();
@@ -157,21 +147,10 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   const std::int64_t Lg = s.gp.Lg;
 
   std::uint32_t qa[kSteps][4];
-  {
-    const std::uint32_t* q0 =
-        m0.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m0.head) * p.R + m0.row) * D) : nullptr;
-    const std::uint32_t* q1 =
-        m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D) : nullptr;
-#pragma unroll
-    for (int st = 0; st < kSteps; ++st) {
-      const int ld = st / kStepsPerLoad, sub = st % kStepsPerLoad;
-      const int pd = kFp8 ? ld * 64 + tig * 16 + sub * 4 : ld * 32 + tig * 8 + sub * 4;
-      qa[st][0] = q0 ? __ldg(q0 + pd / 2) : 0u;
-      qa[st][1] = q1 ? __ldg(q1 + pd / 2) : 0u;
-      qa[st][2] = q0 ? __ldg(q0 + pd / 2 + 1) : 0u;
-      qa[st][3] = q1 ? __ldg(q1 + pd / 2 + 1) : 0u;
-    }
-  }
+  load_q_fragments<D, KC>(
+      qa, m0.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m0.head) * p.R + m0.row) * D) : nullptr,
+      m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D) : nullptr,
+      tig);
 
   const bool lse = p.lse != 0;
   const int nsub = (p.bs + 31) / 32;
@@ -194,104 +173,52 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     if (off0 + lane >= p.bs || t >= Lg) return -1;
     return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S);
   };
-  uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * 4 * kNL * 32;
+  uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](std::int64_t it, std::int64_t my_slot) {
-    uint4* st = ring + static_cast<std::size_t>(it % kNS) * 4 * kNL * 32;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const std::int64_t sl = __shfl_sync(0xffffffffu, my_slot, j * 8 + grp);
-#pragma unroll
-      for (int l = 0; l < kNL; ++l)
-        detail::cp_async16(st + (j * kNL + l) * 32 + lane, sl >= 0 ? kbase + sl * row_bytes + l * 64 : kbase,
-                           sl >= 0 ? 16 : 0);
-    }
+    ring_issue<D, KC>(ring, it, my_slot, kbase, row_bytes, lane, grp);
   };
 
 #pragma unroll
   for (int i = 0; i < kNS - 1; ++i) {
     if (i < total) issue(i, load_slot(i));
-    detail::cp_async_commit();
+    cp_async_commit();
   }
   std::int64_t slot_next = load_slot(kNS - 1);
-  uint4 kc[4][kNL];
+  uint4 kfrag[4][kNL];
   BlockState st0, st1;
-  detail::state_reset(st0);
-  detail::state_reset(st1);
+  state_reset(st0);
+  state_reset(st1);
 
   for (std::int64_t it = 0; it < total; ++it) {
-    detail::cp_async_wait<kNS - 2>();
-    {
-      const uint4* st = ring + static_cast<std::size_t>(it % kNS) * 4 * kNL * 32;
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-#pragma unroll
-        for (int l = 0; l < kNL; ++l) kc[j][l] = st[(j * kNL + l) * 32 + lane];
-    }
+    cp_async_wait<kNS - 2>();
+    ring_drain<D, KC>(ring, it, kfrag, lane);
     if (it + kNS - 1 < total) issue(it + kNS - 1, slot_next);
-    detail::cp_async_commit();
+    cp_async_commit();
     slot_next = load_slot(it + kNS);
 
     int off0;
     const std::int64_t t0 = tile_start(it, &off0);
     float v0[8], v1[8];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      float acc[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-      for (int l = 0; l < kNL; ++l) {
-        const std::uint32_t w[4] = {kc[j][l].x, kc[j][l].y, kc[j][l].z, kc[j][l].w};
-#pragma unroll
-        for (int sub = 0; sub < kStepsPerLoad; ++sub) {
-          std::uint32_t bb0, bb1;
-          if constexpr (kFp8) {
-            bb0 = detail::fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, lut);
-            bb1 = detail::fp8x2_to_bf16x2<KC>(w[sub] >> 16, lut);
-          } else {
-            bb0 = w[2 * sub];
-            bb1 = w[2 * sub + 1];
-          }
-          detail::mma_bf16(acc, qa[l * kStepsPerLoad + sub], bb0, bb1);
-        }
-      }
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int off = off0 + j * 8 + tig * 2 + e;
-        const std::int64_t t = t0 + j * 8 + tig * 2 + e;
-        const bool vis = off < p.bs && t < Lg;  // loaded token of this block
-        v0[j * 2 + e] = (vis && t < m0.L) ? acc[e] * p.mult : -INFINITY;
-        v1[j * 2 + e] = (vis && t < m1.L) ? acc[2 + e] * p.mult : -INFINITY;
-      }
-    }
-    detail::state_add(st0, v0, lse);
-    detail::state_add(st1, v1, lse);
+    // Rows are masked with their own length; tokens past the tile's length Lg were not loaded.
+    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, m0.f.L < Lg ? m0.f.L : Lg,
+                                                 m1.f.L < Lg ? m1.f.L : Lg, lut, false, p.mutant},
+                          tig, v0, v1);
+    state_add(st0, v0, lse, p.mutant);
+    state_add(st1, v1, lse, p.mutant);
 
     if (off0 + 32 >= p.bs) {  // last sub-tile of the block: merge the 4 lanes of a row
-#pragma unroll
-      for (int x = 1; x <= 2; x <<= 1) {
-        BlockState o0{__shfl_xor_sync(0xffffffffu, st0.m, x), __shfl_xor_sync(0xffffffffu, st0.s, x)};
-        BlockState o1{__shfl_xor_sync(0xffffffffu, st1.m, x), __shfl_xor_sync(0xffffffffu, st1.s, x)};
-        if (tig & x) {
-          BlockState a0 = o0, a1 = o1;
-          detail::state_merge(a0, st0, lse);
-          detail::state_merge(a1, st1, lse);
-          st0 = a0;
-          st1 = a1;
-        } else {
-          detail::state_merge(st0, o0, lse);
-          detail::state_merge(st1, o1, lse);
-        }
-      }
+      merge_row_lanes(st0, st1, tig, lse, p.mutant);
       if (tig == 0) {
         const std::int64_t b = (t0 - off0) / p.bs;
         const std::int64_t l = cell_of(it);
-        write_cell(p, s, m0, l, b, detail::state_score(st0, lse));
-        write_cell(p, s, m1, l, b, detail::state_score(st1, lse));
+        write_cell(p, s, m0, l, b, state_score(st0, lse, p.mutant));
+        write_cell(p, s, m1, l, b, state_score(st1, lse, p.mutant));
       }
-      detail::state_reset(st0);
-      detail::state_reset(st1);
+      state_reset(st0);
+      state_reset(st1);
     }
   }
-  detail::cp_async_wait<0>();
+  cp_async_wait<0>();
 }
 
 // The rows [first, first + rows) of a CP program one after the other (a group that does not
@@ -301,8 +228,9 @@ __device__ __noinline__ void cp_score_mma_rows(CpScoreParams p, std::int64_t fir
                                                CpRowS* trs) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile no longer reads trs
-    if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, first + t, 1, threadIdx.x);
-    cp_score_mma_tile<D, KC>(p, cta_setup(p, first + t, 1), lut, trs);
+    const CpCta s = cta_setup(p, first + t, 1);
+    if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, first + t, 1, threadIdx.x, s.gp);
+    cp_score_mma_tile<D, KC>(p, s, lut, trs);
   }
 }
 
@@ -318,11 +246,11 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
   __shared__ std::uint16_t lut[256];
   __shared__ CpRowS trs[cm::kTileRows];
   if constexpr (KC != cm::kBf16) {
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = detail::fp8_bf16_bits(i, KC);
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC);
   }  // ordered by the tile's first barrier
   const cm::ProgramRows pr = cm::program_rows_of(blockIdx.x / p.chunks, p.whole, p.pack);
   const CpCta s = cta_setup(p, pr.first, pr.rows);
-  if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, pr.first, pr.rows, threadIdx.x);
+  if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, pr.first, pr.rows, threadIdx.x, s.gp);
   if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform
     cp_score_mma_tile<D, KC>(p, s, lut, trs);
     return;
@@ -336,13 +264,11 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
 // (fmaf dots in head-dim order, one thread per row reducing in token order) over shard cells.
 template <int KC>
 __device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std::int64_t first, int pack) {
-  __shared__ float qs[cm::kTileRows][detail::kScalarMaxD];
-  __shared__ float lg[cm::kTileRows][kScoreThreads];
-  __shared__ BlockState st[cm::kTileRows];
+  __shared__ ScalarSmem sm;
   __shared__ CpRowS trs[cm::kTileRows];
   const int tid = threadIdx.x;
   const CpCta s = cta_setup(p, first, pack);
-  if (tid < cm::kTileRows) trs[tid] = load_row(p, first, pack, tid);
+  if (tid < cm::kTileRows) trs[tid] = load_row(p, first, pack, tid, s.gp);
   __syncthreads();
   if (s.l0 >= s.l1) return;  // block-uniform
   write_defaults(p, s, trs);
@@ -353,47 +279,18 @@ __device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std
   for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
     const int row = i / D, d = i % D;
     const CpRowS& m = trs[row];
-    qs[row][d] = m.used ? cm::bf16_to_float(p.qg[(static_cast<std::int64_t>(m.head) * p.R + m.row) * D + d]) : 0.0f;
+    sm.qs[row][d] = m.used ? cm::bf16_to_float(p.qg[(static_cast<std::int64_t>(m.head) * p.R + m.row) * D + d]) : 0.0f;
   }
   __syncthreads();
-  const bool lse = p.lse != 0;
-  const int esz = KC == cm::kBf16 ? 2 : 1;
   const std::int64_t le = cc::local_end(s.gp.nbg, s.rank, p.world, p.LOCAL, p.mutant);
   const std::int64_t lend = le < s.l1 ? le : s.l1;
+  // One K head (Hk == 1); rows are masked with their own length, never past Lg (not loaded).
+  const ScalarKeys kk{p.k, p.r2t + s.gp.sid * p.width, p.S, 1, p.D, Lg, 0, p.bs, p.mult, p.mutant};
+  const std::int64_t L_mask = tid < used ? (trs[tid].f.L < Lg ? trs[tid].f.L : Lg) : 0;
   for (std::int64_t l = s.l0; l < lend; ++l) {
     const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
-    if (tid < cm::kTileRows) detail::state_reset(st[tid]);
-    for (int off0 = 0; off0 < p.bs; off0 += blockDim.x) {
-      const int off = off0 + tid;
-      const std::int64_t t = b * p.bs + off;
-      float dots[cm::kTileRows];
-      for (int i = 0; i < cm::kTileRows; ++i) dots[i] = 0.0f;
-      if (off < p.bs && t < Lg) {
-        const std::int64_t sl = cm::wrap_slot(p.r2t[s.gp.sid * p.width + t], p.S);
-        const std::uint8_t* kr = p.k + sl * p.D * esz;
-        for (int d = 0; d < D; ++d) {
-          float kv;
-          if (KC == cm::kBf16) {
-            kv = cm::bf16_to_float(static_cast<std::uint16_t>(kr[2 * d] | (kr[2 * d + 1] << 8)));
-          } else {
-            kv = cm::fp8_to_float(kr[d], KC);
-          }
-          for (int i = 0; i < cm::kTileRows; ++i) dots[i] = fmaf(qs[i][d], kv, dots[i]);
-        }
-      }
-      for (int i = 0; i < cm::kTileRows; ++i) lg[i][tid] = dots[i] * p.mult;
-      __syncthreads();
-      if (tid < used) {
-        const int n = p.bs - off0 < static_cast<int>(blockDim.x) ? p.bs - off0 : static_cast<int>(blockDim.x);
-        for (int e = 0; e < n; ++e) {
-          const std::int64_t te = b * p.bs + off0 + e;
-          float v[1] = {(te < trs[tid].L && te < Lg) ? lg[tid][e] : -INFINITY};
-          detail::state_add(st[tid], v, lse);
-        }
-      }
-      __syncthreads();
-    }
-    if (tid < used) write_cell(p, s, trs[tid], l, b, detail::state_score(st[tid], lse));
+    const float score = scalar_block_score<KC>(kk, b, used, L_mask, p.lse != 0, sm);
+    if (tid < used) write_cell(p, s, trs[tid], l, b, score);
   }
 }
 
@@ -408,12 +305,12 @@ __global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreP
 }
 
 // ---------------------------------------------------------------- shard candidates
-// One CTA per (head, row) of a rank: the top `kc` cells by (ord desc, cell asc) -- the key
+// One CTA per (head, row) of a rank: the top `ncand` cells by (ord desc, cell asc) -- the key
 // order, since a shard's block ids grow with the cell -- via a 4-pass radix select on ord,
 // ties at the threshold to the lowest cells; keys written in cell order, the rest 0.
 template <int NT>
 __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
-  __shared__ std::uint32_t hist[256];
+  __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
   __shared__ std::uint32_t sel_digit, sel_need;
   const int tid = threadIdx.x;
@@ -422,59 +319,19 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   const std::int64_t hr = blockIdx.x;
   const std::uint32_t* c = p.cells + (static_cast<std::int64_t>(y) * p.world * p.R + hr) * p.LOCAL;
   std::uint64_t* out = p.keys + (static_cast<std::int64_t>(y) * p.world * p.R + hr) * p.topk;
-  const int kc = cc::shard_candidates(p.topk, p.world, p.mutant);
+  const int ncand = cc::shard_candidates(p.topk, p.world, p.mutant);
   const std::int64_t n = p.LOCAL;
-  if (n <= kc) {
+  if (n <= ncand) {
     for (int k = tid; k < p.topk; k += NT) out[k] = k < n ? cc::cand_key(c[k], cc::shard_block(k, rank, p.world)) : 0;
     return;
   }
-  for (int k = kc + tid; k < p.topk; k += NT) out[k] = 0;
-  std::uint32_t prefix = 0, mask = 0, need = static_cast<std::uint32_t>(kc);
-  for (int shift = 24; shift >= 0; shift -= 8) {
-    for (int i = tid; i < 256; i += NT) hist[i] = 0;
-    __syncthreads();
-    for (std::int64_t j = tid; j < n; j += NT) {
-      const std::uint32_t u = c[j];
-      if ((u & mask) == prefix) atomicAdd(&hist[(u >> shift) & 0xFFu], 1u);
-    }
-    __syncthreads();
-    if (tid == 0) {
-      std::uint32_t above = 0;
-      for (int d = 255; d >= 0; --d) {
-        if (above + hist[d] >= need) {
-          sel_digit = static_cast<std::uint32_t>(d);
-          sel_need = need - above;
-          break;
-        }
-        above += hist[d];
-      }
-    }
-    __syncthreads();
-    prefix |= sel_digit << shift;
-    mask |= 0xFFu << shift;
-    need = sel_need;
-    __syncthreads();
-  }
-  const std::int64_t per = (n + NT - 1) / NT;
-  const std::int64_t lo = tid * per < n ? tid * per : n;
-  const std::int64_t hi = lo + per < n ? lo + per : n;
-  std::uint32_t gt = 0, eq = 0;
-  for (std::int64_t j = lo; j < hi; ++j) {
-    gt += c[j] > prefix;
-    eq += c[j] == prefix;
-  }
-  const std::uint64_t ex = detail::block_exclusive_scan<NT>((static_cast<std::uint64_t>(gt) << 32) | eq, scan);
-  std::uint32_t gt_before = static_cast<std::uint32_t>(ex >> 32), eq_before = static_cast<std::uint32_t>(ex & 0xFFFFFFFFu);
-  for (std::int64_t j = lo; j < hi; ++j) {
-    const std::uint32_t u = c[j];
-    if (u > prefix) {
-      out[gt_before + (eq_before < need ? eq_before : need)] = cc::cand_key(u, cc::shard_block(j, rank, p.world));
-      ++gt_before;
-    } else if (u == prefix) {
-      if (eq_before < need) out[gt_before + eq_before] = cc::cand_key(u, cc::shard_block(j, rank, p.world));
-      ++eq_before;
-    }
-  }
+  for (int k = ncand + tid; k < p.topk; k += NT) out[k] = 0;
+  auto key = [&](std::int64_t j) -> std::uint32_t { return c[j]; };
+  std::uint32_t need = static_cast<std::uint32_t>(ncand);
+  const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
+  radix_compact<NT>(n, key, prefix, need, 0u, scan, [&](std::uint32_t pos, std::int64_t j) {
+    out[pos] = cc::cand_key(c[j], cc::shard_block(j, rank, p.world));
+  });
 }
 
 // ---------------------------------------------------------------- merge

@@ -37,42 +37,44 @@ cpk::CpScoreParams cp_score_params(const CpArgs& a, int pack, std::int64_t LOCAL
   return p;
 }
 
-template <int D, int KC>
-void launch_cp_kc(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
+// KFMT: the K element format (common::KCode) the kernel is instantiated for.
+template <int D, int KFMT>
+gpuError_t launch_cp_fmt(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
 #if defined(IXO_GPU_CUDA)
   if constexpr (D > 0) {
-    constexpr int smem = detail::MmaCfg<D, KC>::kSmemBytes;
+    constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytes;
     static const cudaError_t attr =
-        cudaFuncSetAttribute(cpk::cp_score_mma_kernel<D, KC>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    (void)attr;
-    cpk::cp_score_mma_kernel<D, KC><<<grid, detail::kScoreThreads, smem, s>>>(p);
-    return;
+        cudaFuncSetAttribute(cpk::cp_score_mma_kernel<D, KFMT>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch
+    cpk::cp_score_mma_kernel<D, KFMT><<<grid, detail::kScoreThreads, smem, s>>>(p);
+    return gpuSuccess;
   }
 #endif
-  cpk::cp_score_scalar_kernel<KC><<<grid, detail::kScoreThreads, 0, s>>>(p);
+  cpk::cp_score_scalar_kernel<KFMT><<<grid, detail::kScoreThreads, 0, s>>>(p);
+  return gpuSuccess;
 }
 
 template <int D>
-void launch_cp_d(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
+gpuError_t launch_cp_d(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
   switch (p.kcode) {
-    case ixo::common::kBf16: launch_cp_kc<D, ixo::common::kBf16>(p, grid, s); break;
-    case ixo::common::kE4m3fn: launch_cp_kc<D, ixo::common::kE4m3fn>(p, grid, s); break;
-    case ixo::common::kE4m3fnuz: launch_cp_kc<D, ixo::common::kE4m3fnuz>(p, grid, s); break;
-    default: launch_cp_kc<D, ixo::common::kE5m2>(p, grid, s); break;
+    case ixo::common::kBf16: return launch_cp_fmt<D, ixo::common::kBf16>(p, grid, s);
+    case ixo::common::kE4m3fn: return launch_cp_fmt<D, ixo::common::kE4m3fn>(p, grid, s);
+    case ixo::common::kE4m3fnuz: return launch_cp_fmt<D, ixo::common::kE4m3fnuz>(p, grid, s);
+    default: return launch_cp_fmt<D, ixo::common::kE5m2>(p, grid, s);
   }
 }
 
 bool args_ok(const CpArgs& a) {
   return cp_head_dim_supported(a.D) && a.world >= 1 && a.world <= cpc::kMaxWorld && a.k_code >= 0 && a.k_code <= 3 &&
          a.ranks >= 1 && a.rank_base >= 0 && a.rank_base + a.ranks <= a.world && a.topk >= 1 &&
-         a.topk <= cpc::kMaxTopk && a.NB <= cpc::kMaxBlocks && a.NB >= 1;
+         a.topk <= cpc::kMaxCandidates && a.NB <= cpc::kMaxBlocks && a.NB >= 1;
 }
 
 }  // namespace
 
 std::int64_t cp_local(const CpArgs& a) { return cpc::local_blocks(a.NB, a.world); }
 bool cp_head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarMaxD; }
-bool cp_pack_supported(const CpArgs& a) { return a.pack > 1 && cpc::pack_fits(a.pack, a.world); }
+bool cp_pack_supported(const CpArgs& a) { return a.pack > 1 && ixo::common::pack_fits(a.pack, a.world); }
 
 int launch_cp_score(const CpArgs& a, void* stream) {
   if (a.R <= 0) return 0;
@@ -82,16 +84,18 @@ int launch_cp_score(const CpArgs& a, void* stream) {
   // Graph-constant grid (R, pack, LOCAL); which groups pack is decided per CTA from slot_ids.
   const dim3 grid(static_cast<unsigned>(ixo::common::packed_batch(a.R, pack) * p.chunks), static_cast<unsigned>(a.ranks));
   const auto s = static_cast<gpuStream_t>(stream);
+  gpuError_t e;
 #if defined(IXO_GPU_CUDA)
   if (a.D == 64) {
-    launch_cp_d<64>(p, grid, s);
+    e = launch_cp_d<64>(p, grid, s);
   } else if (a.D == 128) {
-    launch_cp_d<128>(p, grid, s);
+    e = launch_cp_d<128>(p, grid, s);
   } else
 #endif
   {
-    launch_cp_d<0>(p, grid, s);
+    e = launch_cp_d<0>(p, grid, s);
   }
+  if (e != gpuSuccess) return static_cast<int>(e);
   return static_cast<int>(gpuGetLastError());
 }
 

@@ -9,15 +9,6 @@ namespace ixo::gpu {
 namespace {
 namespace cm = ixo::common;
 
-// Chunk plan of the score kernels: common::num_kv_chunks(batch, Hk), capped so a CTA gets
-// at least 16 blocks of the widest possible row (NB, graph-constant): 4 per warp, enough to
-// keep the cp.async pipeline full. The scores do not depend on the chunk plan (tested).
-int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB) {
-  const int c = cm::num_kv_chunks(batch, hk);
-  const std::int64_t cap = NB / 16 > 1 ? NB / 16 : 1;
-  return c < cap ? c : static_cast<int>(cap);
-}
-
 detail::ScoreParams score_params(const IndexArgs& a, int pack) {
   detail::ScoreParams p{};
   p.q = a.q;
@@ -43,8 +34,8 @@ detail::ScoreParams score_params(const IndexArgs& a, int pack) {
   p.pack = pack;
   p.whole = a.R / pack;
   p.gqa = static_cast<int>(a.Hq / a.Hk);
-  const std::int64_t batch = cm::packed_batch(a.R, pack);  // rows (pack 1), or whole groups + trailing rows
-  p.chunks = a.num_chunks > 0 ? a.num_chunks : score_chunks(batch, a.Hk, a.NB);
+  // Chunk plan (common::score_chunks) over rows (pack 1), or whole groups + trailing rows.
+  p.chunks = cm::score_chunks(cm::packed_batch(a.R, pack), a.Hk, a.NB, a.num_chunks);
   p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
   return p;
@@ -53,38 +44,38 @@ detail::ScoreParams score_params(const IndexArgs& a, int pack) {
 // D (compile-time) 64 / 128 on CUDA: tensor-core kernel; D = 0: the portable scalar kernel
 // (any D <= 256; the only path on HIP).
 #if defined(IXO_GPU_CUDA)
-template <int D, int KC, bool kPacked>
-void launch_score_mma(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
-  constexpr int smem = detail::MmaCfg<D, KC>::kSmemBytes;
-  static const cudaError_t attr = cudaFuncSetAttribute(detail::score_mma_kernel<D, KC, kPacked>,
+template <int D, int KFMT, bool kPacked>
+gpuError_t launch_score_mma(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
+  constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytes;
+  static const cudaError_t attr = cudaFuncSetAttribute(detail::score_mma_kernel<D, KFMT, kPacked>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  (void)attr;
-  detail::score_mma_kernel<D, KC, kPacked><<<grid, detail::kScoreThreads, smem, s>>>(p);
+  if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch
+  detail::score_mma_kernel<D, KFMT, kPacked><<<grid, detail::kScoreThreads, smem, s>>>(p);
+  return gpuSuccess;
 }
 #endif
 
-template <int D, int KC>
-void launch_score_kc(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
+// KFMT: the K element format (common::KCode) the kernel is instantiated for.
+template <int D, int KFMT>
+gpuError_t launch_score_fmt(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
 #if defined(IXO_GPU_CUDA)
   if constexpr (D > 0) {
     // The per-row plan runs its own instantiation, without the packed plan's decision code.
-    if (p.pack > 1)
-      launch_score_mma<D, KC, true>(p, grid, s);
-    else
-      launch_score_mma<D, KC, false>(p, grid, s);
-    return;
+    if (p.pack > 1) return launch_score_mma<D, KFMT, true>(p, grid, s);
+    return launch_score_mma<D, KFMT, false>(p, grid, s);
   }
 #endif
-  detail::score_scalar_kernel<KC><<<grid, detail::kScoreThreads, 0, s>>>(p);
+  detail::score_scalar_kernel<KFMT><<<grid, detail::kScoreThreads, 0, s>>>(p);
+  return gpuSuccess;
 }
 
 template <int D>
-void launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
+gpuError_t launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
   switch (p.kcode) {
-    case cm::kBf16: launch_score_kc<D, cm::kBf16>(p, grid, s); break;
-    case cm::kE4m3fn: launch_score_kc<D, cm::kE4m3fn>(p, grid, s); break;
-    case cm::kE4m3fnuz: launch_score_kc<D, cm::kE4m3fnuz>(p, grid, s); break;
-    default: launch_score_kc<D, cm::kE5m2>(p, grid, s); break;
+    case cm::kBf16: return launch_score_fmt<D, cm::kBf16>(p, grid, s);
+    case cm::kE4m3fn: return launch_score_fmt<D, cm::kE4m3fn>(p, grid, s);
+    case cm::kE4m3fnuz: return launch_score_fmt<D, cm::kE4m3fnuz>(p, grid, s);
+    default: return launch_score_fmt<D, cm::kE5m2>(p, grid, s);
   }
 }
 
@@ -98,16 +89,18 @@ int launch_score(const IndexArgs& a, int pack, void* stream) {
   // decided by each CTA from slot_ids (common::program_tiles).
   const dim3 grid(static_cast<unsigned>(cm::packed_batch(a.R, pack) * p.chunks), static_cast<unsigned>(a.Hk));
   const auto s = static_cast<gpuStream_t>(stream);
+  gpuError_t e;
 #if defined(IXO_GPU_CUDA)
   if (a.D == 64) {
-    launch_score_d<64>(p, grid, s);
+    e = launch_score_d<64>(p, grid, s);
   } else if (a.D == 128) {
-    launch_score_d<128>(p, grid, s);
+    e = launch_score_d<128>(p, grid, s);
   } else
 #endif
   {
-    launch_score_d<0>(p, grid, s);
+    e = launch_score_d<0>(p, grid, s);
   }
+  if (e != gpuSuccess) return static_cast<int>(e);
   return static_cast<int>(gpuGetLastError());
 }
 
@@ -115,10 +108,7 @@ int launch_score(const IndexArgs& a, int pack, void* stream) {
 
 bool head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarMaxD; }
 
-bool packed_supported(const IndexArgs& a) {
-  const int P = a.packed_queries;
-  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && cm::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
-}
+bool packed_supported(const IndexArgs& a) { return cm::packed_plan_fits(a.packed_queries, a.Hq, a.Hk); }
 
 int launch_score_rows(const IndexArgs& a, void* stream) { return launch_score(a, 1, stream); }
 

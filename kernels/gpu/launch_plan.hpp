@@ -7,9 +7,9 @@
 //   - program (x, y) covers row-axis index x / chunks, chunk c = x % chunks, K head y; its
 //     tiles are common::program_tiles (one packed tile for a whole group sharing one slot id,
 //     else one tile per row, decided from slot_ids on the device);
-//   - a tile's length is its longest *writable* row (active and nb > topk) and its blocks
-//     [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c); a row of the tile writes block b of
-//     that range only when b < its own nb.
+//   - a tile's length is its longest *writable* row (active and nb > topk: common::group_plan)
+//     and its blocks [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c); a row of the tile
+//     writes block b of that range only when b < its own nb.
 // tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
 // score_grid() here, so this header cannot drift from the launch code unnoticed; the CPU test
 // tests/graph/test_graph_plan.cpp checks that the plan for maximum shapes covers every
@@ -17,27 +17,22 @@
 #pragma once
 #include <cstdint>
 
-#include "common/indexer_common.hpp"
+#include "indexer_common.hpp"
+#include "plans.hpp"
 #include "gpu/indexer_launch.hpp"
 
 namespace ixo::gpu::plan {
 
-// Same rule as gpu::packed_supported (P > 1, P * Hq/Hk <= 16; any R), host-only.
-inline bool packed_fits(const IndexArgs& a) {
-  const int P = a.packed_queries;
-  return P > 1 && a.Hk > 0 && a.Hq % a.Hk == 0 && common::pack_fits(P, static_cast<int>(a.Hq / a.Hk));
-}
+// gpu::packed_supported's rule (common::packed_plan_fits: P > 1, P * Hq/Hk <= 16; any R).
+inline bool packed_fits(const IndexArgs& a) { return common::packed_plan_fits(a.packed_queries, a.Hq, a.Hk); }
 
 // Rows per program: packed_queries on the packed path when the pack fits, else 1.
 inline int score_pack(const IndexArgs& a, bool packed) { return packed && packed_fits(a) ? a.packed_queries : 1; }
 
-// Chunk count: common::num_kv_chunks(batch, Hk) capped at max(1, NB / 16), or num_chunks
-// when forced.
+// Chunk count: common::score_chunks (num_kv_chunks(batch, Hk) capped at max(1, NB / 16), or
+// num_chunks when forced).
 inline int score_chunks(const IndexArgs& a, int pack) {
-  if (a.num_chunks > 0) return a.num_chunks;
-  const int c = common::num_kv_chunks(common::packed_batch(a.R, pack), a.Hk);
-  const std::int64_t cap = a.NB / 16 > 1 ? a.NB / 16 : 1;
-  return c < cap ? c : static_cast<int>(cap);
+  return common::score_chunks(common::packed_batch(a.R, pack), a.Hk, a.NB, a.num_chunks);
 }
 
 struct ScoreGrid {
@@ -62,14 +57,17 @@ inline ScoreGrid score_grid(const IndexArgs& a, bool packed) {
 // The top-k kernel's grid: one program per (head, row).
 inline std::int64_t topk_grid(const IndexArgs& a) { return a.Hq * a.R; }
 
-// Whether row r writes score columns (active and nb > topk), and its nb; lens and slot
-// ids are host arrays of the graph-constant length R.
+// The row facts the plans read (host arrays of the graph-constant length R).
+inline common::RowInputs row_inputs(const IndexArgs& a, const std::int64_t* slot_ids, const std::int64_t* seq_lens) {
+  return common::RowInputs{slot_ids, seq_lens, a.S, a.rows, a.block_size, a.topk};
+}
+
+// Whether row r writes score columns (active and nb > topk: common::row_facts), and its nb.
 inline bool row_writes(const IndexArgs& a, const std::int64_t* slot_ids, const std::int64_t* seq_lens, std::int64_t r,
                        std::int64_t* nb) {
-  const std::int64_t L = seq_lens[r];
-  const std::int64_t sid = common::table_row(slot_ids[r], a.S, a.rows, L);
-  *nb = sid >= 0 ? common::num_blocks(L, a.block_size) : 0;
-  return common::row_writes_scores(sid, *nb, a.topk);
+  const common::RowFacts f = common::row_facts(row_inputs(a, slot_ids, seq_lens), r);
+  *nb = f.nb;
+  return f.writes;
 }
 
 // One tile of a program: rows [first, first + pack) and the blocks [b0, b1) it covers
@@ -90,14 +88,9 @@ inline int program_tiles(const IndexArgs& a, const ScoreGrid& g, const std::int6
     TileBlocks& tb = out[t];
     tb.first = pt.first + static_cast<std::int64_t>(t) * pt.pack;
     tb.pack = pt.pack;
-    std::int64_t Lg = 0;
-    for (int d = 0; d < pt.pack; ++d) {
-      const std::int64_t r = tb.first + d;
-      std::int64_t nb;
-      if (row_writes(a, slot_ids, seq_lens, r, &nb) && seq_lens[r] > Lg) Lg = seq_lens[r];
-    }
+    const common::GroupPlan gp = common::group_plan(row_inputs(a, slot_ids, seq_lens), tb.first, pt.pack);
     tb.b0 = tb.b1 = 0;
-    if (Lg > 0) common::chunk_blocks(common::num_blocks(Lg, a.block_size), g.chunks, c, &tb.b0, &tb.b1);
+    if (gp.Lg > 0) common::chunk_blocks(gp.nbg, g.chunks, c, &tb.b0, &tb.b1);
   }
   return pt.count;
 }

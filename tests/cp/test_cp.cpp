@@ -171,10 +171,10 @@ TEST(Cp, Formulas) {
   EXPECT_EQ(cc::key_block(k(3.5f, 0)), 0);
   EXPECT_EQ(cc::key_block(0), -1);
   EXPECT_EQ(cc::shard_candidates(16, 4, 0), 16);  // never topk / WORLD
-  EXPECT_TRUE(cc::pack_fits(4, 4));
-  EXPECT_FALSE(cc::pack_fits(5, 4));
-  EXPECT_FALSE(cc::pack_fits(4, 8));
-  const auto t = cc::tile(9, 4, 4);
+  EXPECT_TRUE(ixo::common::pack_fits(4, 4));  // pack * WORLD <= 16
+  EXPECT_FALSE(ixo::common::pack_fits(5, 4));
+  EXPECT_FALSE(ixo::common::pack_fits(4, 8));
+  const auto t = ixo::common::tile_row(9, 4, 4);
   EXPECT_EQ(t.draft, 2);
   EXPECT_EQ(t.head, 1);
   EXPECT_EQ(cc::num_chunks(16, 65), 65);
@@ -256,9 +256,9 @@ TEST(CpMutants, EachIsKilled) {
       {cc::kMutCpContiguousShards, "contiguous shard ranges instead of strided"},
       {cc::kMutCpTopkOverWorld, "topk / WORLD candidates per shard"},
       {cc::kMutCpGroupBlockCount, "group's block count for each row"},
-      {cc::kMutCpGroupShortest, "group sized by its shortest row"},
+      {ixo::mutants::cp_group_shortest, "group sized by its shortest row"},
       {cc::kMutCpForcedLocalDropped, "forced local dropped"},
-      {cc::kMutCpKByGroupIndex, "K addressed by group index"},
+      {ixo::mutants::cp_k_by_group_index, "K addressed by group index"},
   };
   std::vector<Observed> base;
   for (const auto& c : cases) base.push_back(run_cp(c));

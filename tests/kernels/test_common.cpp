@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "indexer_common.hpp"
+#include "plans.hpp"
 #include "ixo/dtype.hpp"
 
 namespace cm = ixo::common;
@@ -112,10 +113,22 @@ TEST(KernelsCommon, AddressingWrapsAndTableRows) {
   EXPECT_EQ(cm::kv_head_of(5, 4), 1);
 }
 
-TEST(KernelsCommon, GroupLengthIsMaxAndTileMapping) {
+TEST(KernelsCommon, GroupPlanIsLongestWritableRowAndTileMapping) {
   const std::int64_t lens[6] = {9, 9, 12, 10, 11, 3};
-  EXPECT_EQ(cm::group_length(lens, 0, 4), 12);  // not the last (10), not the first (9)
-  EXPECT_EQ(cm::group_length(lens, 3, 3), 11);
+  std::int64_t slots[6] = {0, 0, 0, 0, 0, 0};
+  // bs 1, topk 2: a row writes when active and L > 2 (row 5, L 3, writes; L 2 would not).
+  cm::RowInputs in{slots, lens, 10, 1, 1, 2};
+  EXPECT_EQ(cm::group_plan(in, 0, 4).Lg, 12);  // not the last (10), not the first (9)
+  EXPECT_EQ(cm::group_plan(in, 3, 3).Lg, 11);
+  EXPECT_EQ(cm::group_plan(in, 3, 3).nbg, 11);
+  EXPECT_EQ(cm::group_plan(in, 3, 3).sid, 0);
+  slots[2] = 5;  // row 2 (the longest) reads past the 1-row table: inactive, not counted
+  EXPECT_FALSE(cm::row_facts(in, 2).active);
+  EXPECT_EQ(cm::group_plan(in, 0, 4).Lg, 10);
+  const std::int64_t shorts[2] = {2, 1};  // trivial rows (nb <= topk): nothing to score
+  in.lens = shorts;
+  EXPECT_EQ(cm::group_plan(in, 0, 2).sid, -1);
+  EXPECT_EQ(cm::group_plan(in, 0, 2).Lg, 0);
   // pack 4, gqa 2: tile row 5 -> draft 2, head-in-group 1 -> q head kvh*2 + 1.
   const cm::TileRow tr = cm::tile_row(5, 4, 2);
   EXPECT_EQ(tr.draft, 2);
@@ -241,3 +254,50 @@ TEST(KernelsCommon, BlockScoreMaxAndLse) {
 }
 
 }  // namespace
+
+// The plans of plans.hpp: the chunk plan (the GPU's NB / 16 cap), the top-k plan and the
+// tile row plan.
+TEST(KernelsCommon, ChunkTopkAndRowPlans) {
+  EXPECT_EQ(cm::score_chunks(32, 1, 100000), cm::num_kv_chunks(32, 1));  // cap 6250: not reached
+  EXPECT_EQ(cm::score_chunks(32, 1, 51), 3);                             // 128 capped at 51 / 16
+  EXPECT_EQ(cm::score_chunks(32, 1, 7), 1);
+  EXPECT_EQ(cm::score_chunks(32, 1, 51, 5), 5);  // forced
+  EXPECT_TRUE(cm::packed_plan_fits(4, 8, 2));    // 4 * 4 tile rows
+  EXPECT_FALSE(cm::packed_plan_fits(5, 8, 2));
+  EXPECT_FALSE(cm::packed_plan_fits(1, 1, 1));
+  EXPECT_FALSE(cm::packed_plan_fits(2, 3, 2));   // Hq not a multiple of Hk
+
+  const std::int64_t slots[3] = {0, 0, 7};
+  const std::int64_t lens[3] = {40, 10, 40};  // bs 4, topk 4: nb 10 (ranked), 3 (trivial), inactive
+  const cm::RowInputs in{slots, lens, 10, 1, 4, 4};
+  const cm::TopkPlan ranked = cm::topk_plan(in, 0, 10);
+  EXPECT_FALSE(ranked.shortcut);
+  EXPECT_EQ(ranked.n, 10);
+  EXPECT_EQ(ranked.k, 4);
+  EXPECT_EQ(ranked.kept, 4);
+  const cm::TopkPlan trivial = cm::topk_plan(in, 1, 10);
+  EXPECT_TRUE(trivial.shortcut);
+  EXPECT_EQ(cm::topk_tail_id(trivial, 2), 2);
+  EXPECT_EQ(cm::topk_tail_id(trivial, 3), -1);
+  const cm::TopkPlan inactive = cm::topk_plan(in, 2, 10);
+  EXPECT_TRUE(inactive.shortcut);
+  EXPECT_EQ(inactive.nb, 0);
+  EXPECT_EQ(cm::topk_tail_id(inactive, 0), -1);
+
+  // Tile of rows [0, 2), gqa 2, K head 1 of 2: tile row 3 = (row 1, q head 1*2 + 1).
+  const cm::GroupPlan g = cm::group_plan(in, 0, 2);
+  EXPECT_EQ(g.Lg, 40);  // row 1 is trivial: the group length is row 0's
+  const cm::RowPlan m = cm::row_plan(in, cm::TileShape{0, 2, 2, 2, 1}, 3, g);
+  EXPECT_TRUE(m.used);
+  EXPECT_EQ(m.row, 1);
+  EXPECT_EQ(m.head, 3);
+  EXPECT_EQ(m.store_row, 1);
+  EXPECT_EQ(m.store_head, 3);
+  EXPECT_FALSE(m.f.writes);  // trivial
+  EXPECT_EQ(m.L_mask, 10);   // its own length, not the group's
+  EXPECT_FALSE(cm::row_plan(in, cm::TileShape{0, 2, 2, 2, 1}, 4, g).used);
+  const cm::RowPlan m0 = cm::row_plan(in, cm::TileShape{0, 2, 2, 2, 1}, 0, g);
+  EXPECT_TRUE(cm::row_writes_block(m0, 9, 10));
+  EXPECT_FALSE(cm::row_writes_block(m0, 10, 11));
+  EXPECT_EQ(m0.nb_force, 10);
+}

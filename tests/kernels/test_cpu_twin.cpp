@@ -143,11 +143,11 @@ TEST(CpuTwin, PackedPlanAndFallback) {
     const auto p = ixo::cpu::plan_for(c, true, def);
     EXPECT_EQ(p.pack, 4);
     EXPECT_EQ(p.groups, c.R / 4);
-    EXPECT_EQ(p.chunks, ixo::common::num_kv_chunks(c.R / 4, c.Hk));
+    EXPECT_EQ(p.chunks, ixo::common::score_chunks(c.R / 4, c.Hk, c.NB()));  // the GPU's chunk plan
     const auto r = ixo::cpu::plan_for(c, false, def);
     EXPECT_EQ(r.pack, 1);
     EXPECT_EQ(r.groups, c.R);
-    EXPECT_EQ(r.chunks, ixo::common::num_kv_chunks(c.R, c.Hk));
+    EXPECT_EQ(r.chunks, ixo::common::score_chunks(c.R, c.Hk, c.NB()));
     EXPECT_EQ(ixo::cpu::plan_for(c, true, chunks(3)).chunks, 3);
   }
   {
@@ -156,11 +156,14 @@ TEST(CpuTwin, PackedPlanAndFallback) {
     big.Hq = 4;
     big.Hk = 2;
     big.cfg.packed_queries = 4;
+    big.width = 4096 * big.cfg.block_size;  // NB 4096: the NB / 16 cap (256) is not reached
     const auto p = ixo::cpu::plan_for(big, true, def);
     EXPECT_EQ(p.pack, 4);
     EXPECT_EQ(p.chunks, 64);  // 4096 / (32 groups * 2 heads)
     EXPECT_EQ(p.programs(), 32 * 64 * 2);
     EXPECT_EQ(ixo::cpu::plan_for(big, false, def).chunks, 16);  // 4096 / (128 rows * 2 heads)
+    big.width = 51 * big.cfg.block_size;  // NB 51: at most 51 / 16 = 3 chunks, as the GPU grid
+    EXPECT_EQ(ixo::cpu::plan_for(big, true, def).chunks, 3);
   }
   EXPECT_EQ(ixo::cpu::plan_for(named("gqa_8_1_p4").make(), true, def).pack, 1);  // 32 tile rows
   EXPECT_EQ(ixo::cpu::plan_for(named("gqa_4_1_p5").make(), true, def).pack, 1);  // 20 tile rows

@@ -1,0 +1,181 @@
+// The plans every kernel backend runs (CPU twin, CUDA/HIP, the CP twin and CP kernels),
+// written once as host+device code: the facts of one query row, the plan of a tile (group
+// length, table row), the facts of a tile row, the top-k plan of a (head, row) and the
+// chunk plan. A backend never re-derives these: it calls the functions below, so each
+// catalogue mutant that changes a plan (mutants.hpp) is injected here, in one place, and
+// reaches every backend that runs the plan.
+#pragma once
+#include <cstdint>
+
+#include "indexer_common.hpp"
+#include "mutants.hpp"
+
+namespace ixo::common {
+
+// ---- Chunk plan --------------------------------------------------------------------------
+// Programs a grid of `programs` (row-axis programs x K heads) may spread over the KV axis:
+// 4096 / programs clamped to [1, 256] (graph-constant values only).
+IXO_HD std::int64_t chunk_budget(std::int64_t programs) {
+  const std::int64_t n = programs < 1 ? 1 : programs;
+  std::int64_t v = 4096 / n;
+  if (v < 1) v = 1;
+  if (v > 256) v = 256;
+  return v;
+}
+
+// Number of KV chunks: a power of two from graph-constant values only (batch = rows or
+// groups launched, hk = K heads), never from seq_lens: chunk_budget(B*Hk) rounded down.
+IXO_HD int num_kv_chunks(std::int64_t batch, std::int64_t hk) {
+  const std::int64_t v = chunk_budget(batch * hk);
+  int p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+// The score kernels' chunk plan (native twin, CUDA, HIP): num_kv_chunks(batch, Hk), capped
+// so a program gets at least 16 blocks of the widest possible row (NB, graph-constant): 4
+// per warp, enough to keep the GPU's cp.async pipeline full. `forced` > 0 overrides it.
+// The scores do not depend on the chunk plan (property ChunkingChangesNothing).
+IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
+  if (forced > 0) return forced;
+  const int c = num_kv_chunks(batch, hk);
+  const std::int64_t cap = NB / 16 > 1 ? NB / 16 : 1;
+  return c < cap ? c : static_cast<int>(cap);
+}
+
+// Whether the packed plan runs for P = packed_queries rows per group: P > 1 and the pack's
+// P * Hq/Hk tile rows fit one 16-row tile (shapes only; any R).
+IXO_HD bool packed_plan_fits(int P, std::int64_t hq, std::int64_t hk) {
+  return P > 1 && hk > 0 && hq % hk == 0 && pack_fits(P, static_cast<int>(hq / hk));
+}
+
+// ---- Row facts ---------------------------------------------------------------------------
+// The per-row inputs the plans read (host or device pointers, [R] each) and the shapes.
+struct RowInputs {
+  const std::int64_t* slot;
+  const std::int64_t* lens;
+  std::int64_t S, rows;
+  int bs, topk;
+};
+
+// Facts of query row r. Plain data (no initializers): usable in __shared__.
+struct RowFacts {
+  std::int64_t L;   // seq_lens[r]
+  std::int64_t nb;  // blocks, 0 for an inactive row
+  bool active;      // reads a table row
+  bool writes;      // active and not trivial (nb > topk): writes score columns [0, nb)
+};
+IXO_HD RowFacts row_facts(const RowInputs& in, std::int64_t r, int mutant = 0) {
+  const std::int64_t L = in.lens[r];
+  const std::int64_t sid = table_row(in.slot[r], in.S, in.rows, L, mutant);
+  RowFacts f;
+  f.L = L;
+  f.active = sid >= 0;
+  f.nb = f.active ? num_blocks(L, in.bs) : 0;
+  f.writes = row_writes_scores(sid, f.nb, in.topk, mutant);
+  return f;
+}
+
+// ---- Group (tile) plan -------------------------------------------------------------------
+// Plan of the tile of `pack` rows starting at row `first` (a packed group, or one row): K is
+// loaded for the longest writable row (Lg, nbg blocks) through the table row of the first
+// writable row (sid). Lg = 0 / sid = -1: no row writes, nothing to score.
+struct GroupPlan {
+  std::int64_t Lg;
+  std::int64_t nbg;
+  std::int64_t sid;
+};
+IXO_HD GroupPlan group_plan(const RowInputs& in, std::int64_t first, int pack, int mutant = 0) {
+  GroupPlan g{0, 0, -1};
+  bool any = false;
+  for (int d = 0; d < pack; ++d) {
+    const std::int64_t r = first + d;
+    const RowFacts f = row_facts(in, r, mutant);
+    if (!f.writes) continue;
+    if (!any) {
+      g.sid = k_table_row(table_row(in.slot[r], in.S, in.rows, f.L, mutant), r, in.rows, mutant);
+      g.Lg = f.L;
+    } else if (IXO_MUTANT(mutant, mutants::group_sized_by_shortest) || IXO_MUTANT(mutant, mutants::cp_group_shortest)) {
+      g.Lg = f.L < g.Lg ? f.L : g.Lg;
+    } else {
+      g.Lg = f.L > g.Lg ? f.L : g.Lg;
+    }
+    any = true;
+  }
+  if (any && IXO_MUTANT(mutant, mutants::cp_k_by_group_index)) g.sid = (first / pack) % in.rows;
+  g.nbg = num_blocks(g.Lg, in.bs);
+  return g;
+}
+
+// ---- Tile row plan -----------------------------------------------------------------------
+// The tile of a program: rows [first, first + pack) of K head kvh; tile row i is (draft row
+// first + i / gqa, q head kvh * gqa + i % gqa) for i < pack * gqa (tile_row).
+struct TileShape {
+  std::int64_t first;
+  int pack, gqa, hk, kvh;
+};
+// Everything a scorer needs to know about tile row i. Plain data.
+struct RowPlan {
+  bool used;                // i < pack * gqa
+  std::int64_t row;         // query row the tile row reads q from
+  int head;                 // its q head
+  RowFacts f;               // the row's own facts (f.nb: the nb it is validated with)
+  std::int64_t nb_force;    // the nb its forcing uses (== f.nb)
+  std::int64_t L_mask;      // the length its lanes are masked with (== f.L)
+  std::int64_t store_row;   // where its scores are stored (== row, head)
+  int store_head;
+};
+IXO_HD RowPlan row_plan(const RowInputs& in, const TileShape& t, int i, const GroupPlan& g, int mutant = 0) {
+  RowPlan m{false, 0, 0, RowFacts{0, 0, false, false}, 0, 0, 0, 0};
+  const TileRow tr = tile_row(i, t.pack, t.gqa);
+  if (!tr.used) return m;
+  m.used = true;
+  m.row = tile_query_row(t.first, tr);
+  m.head = tile_query_head(t.kvh, t.gqa, tr, t.hk, mutant);
+  m.f = row_facts(in, m.row, mutant);
+  if (IXO_MUTANT(mutant, mutants::group_nb_for_rows) && m.f.writes) m.f.nb = g.nbg;
+  m.nb_force = IXO_MUTANT(mutant, mutants::no_row_local_reforce) ? g.nbg : m.f.nb;
+  m.L_mask = IXO_MUTANT(mutant, mutants::pack_tail_leak) ? g.Lg : m.f.L;
+  const TileRow st = store_tile_row(i, t.pack, t.gqa, mutant);  // == tr
+  m.store_row = tile_query_row(t.first, st);
+  m.store_head = tile_query_head(t.kvh, t.gqa, st, t.hk, mutant);
+  return m;
+}
+// Whether the scorer writes block b of a row (writes, nb: its facts), and whether the
+// stray_column_write mutant also writes column nb (one past the row's blocks) for block b.
+IXO_HD bool writes_block(bool writes, std::int64_t nb, std::int64_t b, std::int64_t NB) { return writes && b < nb && b < NB; }
+IXO_HD bool stray_column(std::int64_t nb, std::int64_t b, std::int64_t NB, int mutant = 0) {
+  return IXO_MUTANT(mutant, mutants::stray_column_write) && b + 1 == nb && b + 1 < NB;
+}
+IXO_HD bool row_writes_block(const RowPlan& m, std::int64_t b, std::int64_t NB) { return writes_block(m.f.writes, m.f.nb, b, NB); }
+
+// ---- Top-k plan --------------------------------------------------------------------------
+// Plan of the top-k of (head, row r): rows with nb <= topk (inactive rows: nb = 0) take the
+// shortcut (0..nb-1 then -1, scores never read); the others rank their n = nb blocks and
+// keep the k = min(n, topk) best, ids ascending; slots [kept, topk) hold the tail.
+struct TopkPlan {
+  std::int64_t nb;
+  bool shortcut;
+  std::int64_t n;  // blocks ranked (<= NB)
+  int k;           // blocks selected
+  int kept;        // blocks the selection keeps (== k)
+};
+IXO_HD TopkPlan topk_plan(const RowInputs& in, std::int64_t r, std::int64_t NB, int mutant = 0) {
+  TopkPlan t;
+  t.nb = row_facts(in, r, mutant).nb;
+  const bool trivial = trivial_row(t.nb, in.topk);
+  // trivial_rows_not_shortcut: a trivial row is ranked over its whole buffer row (NB).
+  t.shortcut = trivial && !(IXO_MUTANT(mutant, mutants::trivial_rows_not_shortcut) && t.nb > 0);
+  t.n = trivial ? NB : (t.nb < NB ? t.nb : NB);
+  t.k = t.n < in.topk ? static_cast<int>(t.n) : in.topk;
+  // topk_one_short: keeps k - 1 and appends block 0 (topk_tail_id).
+  t.kept = IXO_MUTANT(mutant, mutants::topk_one_short) ? t.k - 1 : t.k;
+  return t;
+}
+// Output slot i of a shortcut row (trivial_topk_id), or slot i >= kept of a ranked row.
+IXO_HD std::int32_t topk_tail_id(const TopkPlan& t, int i, int mutant = 0) {
+  if (t.shortcut) return trivial_topk_id(i, t.nb, mutant);
+  return i < t.k ? 0 : -1;
+}
+
+}  // namespace ixo::common

@@ -1,0 +1,268 @@
+// Tensor-core (CUDA, sm_80+) pieces of the score kernels shared by the native
+// (indexer_kernels.cuh) and CP (cp_kernels.cuh) kernels: the MMA and fp8 widening, the
+// per-warp cp.async ring of K sub-tiles, the Q fragments, the logits of one 32-token
+// sub-tile (MMA + widening + masking) and the merge of a row's 4 lanes. Both kernels call
+// these, so a block's fp32 score has the same bits in both.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "gpu/gpu_port.hpp"
+#include "gpu/score_state.cuh"
+#include "indexer_common.hpp"
+
+#if defined(IXO_GPU_CUDA)
+namespace ixo::gpu::detail {
+
+// Built for sm_80+ device passes (the project builds sm_90a and sm_100a).
+// Tile: 16 rows (pack x gqa) x 8 tokens per mma.sync.m16n8k16 (bf16 in, fp32 accumulate).
+// A warp owns whole blocks (b0 + warp, +4, ...) and walks a block in sub-tiles of 32
+// tokens from the block's start, so the order every row's values are reduced in depends
+// only on the token's offset inside its block: identical in the per-row and packed launch.
+//
+// K fragments are loaded straight from global memory, 16 bytes per thread: thread j of a
+// token's 4 threads loads bytes [c*64 + j*16, +16) of the K row for load c. The head-dim
+// order of the MMA's k index is permuted accordingly (the same permutation for Q), which
+// changes no arithmetic outside the hardware's own summation.
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  std::uint32_t d;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
+}
+
+// Two fp8 codes (low byte = first element) -> bf16x2 (low half = first element).
+// use_lut: take the table even where the hardware converts (the table holds a mutant's decode).
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, const std::uint16_t* lut, bool use_lut = false) {
+#if IXO_GPU_CVT_FP8
+  if constexpr (KC == cm::kE4m3fn || KC == cm::kE5m2) {
+    if (!use_lut) {
+      std::uint32_t h2;
+      const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
+      if constexpr (KC == cm::kE4m3fn) {
+        asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
+      } else {
+        asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
+      }
+      float lo, hi;
+      asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+          : "=f"(lo), "=f"(hi)
+          : "r"(h2));
+      return pack_bf16x2(lo, hi);
+    }
+  }
+#else
+  (void)use_lut;
+#endif
+  return static_cast<std::uint32_t>(lut[two & 0xFFu]) | (static_cast<std::uint32_t>(lut[(two >> 8) & 0xFFu]) << 16);
+}
+
+// Branch-free fp8 widening of e4m3fn / e5m2 (no NaN / Inf code among the 4 bytes): the
+// code's magnitude bits are moved into bf16 position with integer operations, giving the
+// value times 2^-120 (e4m3fn) or 2^-112 (e5m2) as a bf16 (subnormal fp8 codes become
+// subnormal bf16s with the same scale), then one bf16x2 multiply by the power of two
+// restores the value: exact, so the B fragments are the same bits as the cvt path's.
+// fp8x4_special: bit 7 of a byte is set iff that byte is a NaN (or e5m2 Inf) code.
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x4_special(std::uint32_t w) {
+  constexpr std::uint32_t kMag = KC == cm::kE5m2 ? 0x7C7C7C7Cu : 0x7F7F7F7Fu;
+  constexpr std::uint32_t kInc = KC == cm::kE5m2 ? 0x04040404u : 0x01010101u;
+  return (w & kMag) + kInc;
+}
+// Bytes (b_lo, b_hi) of w picked by sel into bits 8-15 / 24-31 -> bf16x2 (b_lo low).
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2_int(std::uint32_t w, unsigned sel) {
+  constexpr int kShift = KC == cm::kE5m2 ? 3 : 4;            // magnitude bits -> bf16 position
+  constexpr std::uint32_t kSign = 0x80008000u >> kShift;  // where the sign bits land
+  constexpr std::uint32_t kFix = (1u << kShift) - 1u;       // y + kFix * sign moves them to bits 15 / 31
+  constexpr std::uint32_t kScale = KC == cm::kE5m2 ? 0x77807780u : 0x7B807B80u;  // 2^112 / 2^120
+  const std::uint32_t y = __byte_perm(w, 0u, sel) >> kShift;
+  const std::uint32_t r = y + kFix * (y & kSign);
+  std::uint32_t d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(r), "r"(kScale), "r"(0x80008000u));
+  return d;
+}
+
+// 16-byte global -> shared copy that bypasses registers (zero-filled when src_bytes == 0).
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
+  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Pipeline depth (sub-tiles of 32 tokens per warp in shared memory) and dynamic shared
+// memory of the tensor-core kernel.
+template <int D, int KC>
+struct MmaCfg {
+  static constexpr bool kFp8 = KC != cm::kBf16;
+  static constexpr int kEsz = kFp8 ? 1 : 2;
+  static constexpr int kNL = D * kEsz / 64;  // 16-byte pieces per token-thread
+  static constexpr int kStages = kFp8 ? 4 : 3;
+  static constexpr int kSmemBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;
+};
+
+// A warp's share of the cp.async ring: [stage][n-tile j][piece l][lane] 16-byte pieces.
+template <int D, int KC>
+constexpr int kRingStage = 4 * MmaCfg<D, KC>::kNL * 32;
+
+// Q fragments of the two tile rows grp and grp + 8 (row pointers q0 / q1, nullptr: unused
+// row), with the permuted k order of the K loads.
+template <int D, int KC>
+__device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4], const std::uint32_t* q0,
+                                                 const std::uint32_t* q1, int tig) {
+  constexpr bool kFp8 = MmaCfg<D, KC>::kFp8;
+  constexpr int kStepsPerLoad = (D / 16) / MmaCfg<D, KC>::kNL;
+#pragma unroll
+  for (int s = 0; s < D / 16; ++s) {
+    const int ld = s / kStepsPerLoad, sub = s % kStepsPerLoad;
+    const int pd = kFp8 ? ld * 64 + tig * 16 + sub * 4 : ld * 32 + tig * 8 + sub * 4;  // first of 4 dims
+    qa[s][0] = q0 ? __ldg(q0 + pd / 2) : 0u;
+    qa[s][1] = q1 ? __ldg(q1 + pd / 2) : 0u;
+    qa[s][2] = q0 ? __ldg(q0 + pd / 2 + 1) : 0u;
+    qa[s][3] = q1 ? __ldg(q1 + pd / 2 + 1) : 0u;
+  }
+}
+
+// Issues the copies of sub-tile `it` into the warp's ring: token j * 8 + grp of the
+// sub-tile (its K slot held by that lane, -1: not loaded, zero-filled) for every n-tile j.
+// Each lane copies its own 16-byte pieces and later reads back exactly those pieces: no
+// other thread touches them, so cp.async.wait_group suffices.
+template <int D, int KC>
+__device__ __forceinline__ void ring_issue(uint4* ring, std::int64_t it, std::int64_t my_slot, const std::uint8_t* kbase,
+                                           std::int64_t row_bytes, int lane, int grp) {
+  constexpr int kNL = MmaCfg<D, KC>::kNL;
+  uint4* st = ring + static_cast<std::size_t>(it % MmaCfg<D, KC>::kStages) * kRingStage<D, KC>;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const std::int64_t s = __shfl_sync(0xffffffffu, my_slot, j * 8 + grp);
+#pragma unroll
+    for (int l = 0; l < kNL; ++l)
+      cp_async16(st + (j * kNL + l) * 32 + lane, s >= 0 ? kbase + s * row_bytes + l * 64 : kbase, s >= 0 ? 16 : 0);
+  }
+}
+// Reads this lane's pieces of sub-tile `it` back from the ring (after cp_async_wait).
+template <int D, int KC>
+__device__ __forceinline__ void ring_drain(const uint4* ring, std::int64_t it, uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
+                                           int lane) {
+  constexpr int kNL = MmaCfg<D, KC>::kNL;
+  const uint4* st = ring + static_cast<std::size_t>(it % MmaCfg<D, KC>::kStages) * kRingStage<D, KC>;
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int l = 0; l < kNL; ++l) kf[j][l] = st[(j * kNL + l) * 32 + lane];
+}
+
+// What the logits of a sub-tile need besides the fragments: where the sub-tile starts
+// (token t0 at offset off0 of its block), the block size, the logit multiplier, the lengths
+// rows grp / grp + 8 are masked with, the fp8 table (use_lut: even where the hardware
+// converts) and the mutant selector.
+struct SubtileMask {
+  std::int64_t t0;
+  int off0, bs;
+  float mult;
+  std::int64_t L0, L1;
+  const std::uint16_t* lut;
+  bool use_lut;
+  int mutant;
+};
+
+// Logits of one 32-token sub-tile for tile rows grp (v0) and grp + 8 (v1): element
+// j * 2 + e is token j * 8 + tig * 2 + e; lanes past the block are -inf, tokens past a
+// row's length are masked (common::masked_logit).
+template <int D, int KC, bool kInt>
+__device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
+                                                    const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
+                                                    float (&v0)[8], float (&v1)[8]) {
+  constexpr int kNL = MmaCfg<D, KC>::kNL;
+  constexpr int kStepsPerLoad = (D / 16) / kNL;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int l = 0; l < kNL; ++l) {
+      const std::uint32_t w[4] = {kf[j][l].x, kf[j][l].y, kf[j][l].z, kf[j][l].w};
+#pragma unroll
+      for (int sub = 0; sub < kStepsPerLoad; ++sub) {
+        std::uint32_t bb0, bb1;
+        if constexpr (kInt) {
+          bb0 = fp8x2_to_bf16x2_int<KC>(w[sub], 0x1404u);
+          bb1 = fp8x2_to_bf16x2_int<KC>(w[sub], 0x3424u);
+        } else if constexpr (MmaCfg<D, KC>::kFp8) {
+          bb0 = fp8x2_to_bf16x2<KC>(w[sub] & 0xFFFFu, mk.lut, mk.use_lut);
+          bb1 = fp8x2_to_bf16x2<KC>(w[sub] >> 16, mk.lut, mk.use_lut);
+        } else {
+          bb0 = w[2 * sub];
+          bb1 = w[2 * sub + 1];
+        }
+        mma_bf16(acc, qa[l * kStepsPerLoad + sub], bb0, bb1);
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int off = mk.off0 + j * 8 + tig * 2 + e;
+      const std::int64_t t = mk.t0 + j * 8 + tig * 2 + e;
+      const bool in_blk = off < mk.bs;
+      v0[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L0, acc[e] * mk.mult, mk.mutant) : -INFINITY;
+      v1[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L1, acc[2 + e] * mk.mult, mk.mutant) : -INFINITY;
+    }
+  }
+}
+// The same, choosing the widening: e4m3fn / e5m2 with the hardware path take the branch-free
+// integer widening for sub-tiles without NaN / Inf codes (checked once per sub-tile,
+// warp-uniform), the cvt path (or the table) otherwise.
+template <int D, int KC>
+__device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
+                                               const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
+                                               float (&v0)[8], float (&v1)[8]) {
+  constexpr bool kIntWiden = IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
+  if constexpr (kIntWiden) {
+    std::uint32_t special = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int l = 0; l < MmaCfg<D, KC>::kNL; ++l)
+        special |= fp8x4_special<KC>(kf[j][l].x) | fp8x4_special<KC>(kf[j][l].y) | fp8x4_special<KC>(kf[j][l].z) |
+                   fp8x4_special<KC>(kf[j][l].w);
+    if (__all_sync(0xffffffffu, !mk.use_lut && (special & 0x80808080u) == 0u))
+      subtile_logits_with<D, KC, true>(kf, qa, mk, tig, v0, v1);
+    else
+      subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1);
+  } else {
+    subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1);
+  }
+}
+
+// Merges the states of a row's 4 lanes (tig 0..3) in a fixed order, the lower lane's state
+// first, in every lane: afterwards every lane holds the row's block state.
+__device__ __forceinline__ void merge_row_lanes(BlockState& st0, BlockState& st1, int tig, bool lse, int mutant) {
+#pragma unroll
+  for (int x = 1; x <= 2; x <<= 1) {
+    BlockState o0{__shfl_xor_sync(0xffffffffu, st0.m, x), __shfl_xor_sync(0xffffffffu, st0.s, x)};
+    BlockState o1{__shfl_xor_sync(0xffffffffu, st1.m, x), __shfl_xor_sync(0xffffffffu, st1.s, x)};
+    if (tig & x) {
+      BlockState a0 = o0, a1 = o1;
+      state_merge(a0, st0, lse, mutant);
+      state_merge(a1, st1, lse, mutant);
+      st0 = a0;
+      st1 = a1;
+    } else {
+      state_merge(st0, o0, lse, mutant);
+      state_merge(st1, o1, lse, mutant);
+    }
+  }
+}
+
+}  // namespace ixo::gpu::detail
+#endif  // IXO_GPU_CUDA

@@ -1,0 +1,130 @@
+// Block-wide radix selection shared by the native top-k (indexer_kernels.cuh) and the CP
+// shard candidates (cp_kernels.cuh), portable (CUDA and HIP): a 4-pass radix select (8 bits a
+// pass) finds the `need`-th largest of n 32-bit keys, then a compaction in index order
+// emits the selected indices (every key above the threshold, and the first `need` tied
+// ones after `skip` tied ones) with their output positions.
+#pragma once
+#include <cstdint>
+
+#include "gpu/gpu_port.hpp"
+
+namespace ixo::gpu::detail {
+
+// Block-wide exclusive prefix sum: warp shuffles, then one warp over the warp totals.
+template <int NT>
+__device__ __forceinline__ std::uint64_t block_exclusive_scan(std::uint64_t v, std::uint64_t* wsum) {
+  constexpr int W = IXO_WARP_SIZE;
+  static_assert(NT % W == 0 && NT / W <= W, "block scan shape");
+  const int tid = threadIdx.x, lane = tid % W, w = tid / W;
+  std::uint64_t x = v;
+#pragma unroll
+  for (int d = 1; d < W; d <<= 1) {
+    const std::uint64_t y = IXO_SHFL_UP(x, d);
+    if (lane >= d) x += y;
+  }
+  if (lane == W - 1) wsum[w] = x;
+  __syncthreads();
+  if (w == 0) {
+    std::uint64_t t = lane < NT / W ? wsum[lane] : 0;
+#pragma unroll
+    for (int d = 1; d < W; d <<= 1) {
+      const std::uint64_t y = IXO_SHFL_UP(t, d);
+      if (lane >= d) t += y;
+    }
+    if (lane < NT / W) wsum[lane] = t;
+  }
+  __syncthreads();
+  const std::uint64_t res = (w > 0 ? wsum[w - 1] : 0) + x - v;
+  __syncthreads();
+  return res;
+}
+
+// Radix select over key(j), j in [0, n): returns the threshold key (the `need`-th largest)
+// and leaves in `need` how many keys equal to it are selected. Shared memory: hist[257]
+// (after the call hist[threshold & 0xFF] counts the keys equal to the threshold), scan
+// [IXO_WARP_SIZE], sel_digit, sel_need. Block-wide: with NT >= 256 threads (one per bin) the
+// digit is found by a block scan, with fewer by thread 0 walking the bins (same result).
+template <int NT, class Key>
+__device__ __forceinline__ std::uint32_t radix_select(std::int64_t n, Key key, std::uint32_t& need, std::uint32_t* hist,
+                                                      std::uint64_t* scan, std::uint32_t& sel_digit,
+                                                      std::uint32_t& sel_need) {
+  const int tid = threadIdx.x;
+  std::uint32_t prefix = 0, mask = 0;
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    for (int i = tid; i < 257; i += NT) hist[i] = 0;
+    __syncthreads();
+    for (std::int64_t j = tid; j < n; j += NT) {
+      const std::uint32_t u = key(j);
+      if ((u & mask) == prefix) atomicAdd(&hist[(u >> shift) & 0xFFu], 1u);
+    }
+    __syncthreads();
+    if constexpr (NT >= 256) {
+      // Suffix sums over the 256 bins (hist[256] stays 0).
+      const std::uint64_t mine = tid < 256 ? hist[255 - tid] : 0;
+      const std::uint64_t excl = block_exclusive_scan<NT>(mine, scan);
+      if (tid < 256) {
+        const std::uint32_t above = static_cast<std::uint32_t>(excl);        // bins > 255 - tid
+        const std::uint32_t upto = static_cast<std::uint32_t>(excl + mine);  // bins >= 255 - tid
+        if (above < need && upto >= need) {
+          sel_digit = 255u - tid;
+          sel_need = need - above;
+        }
+      }
+    } else if (tid == 0) {
+      std::uint32_t above = 0;
+      for (int d = 255; d >= 0; --d) {
+        if (above + hist[d] >= need) {
+          sel_digit = static_cast<std::uint32_t>(d);
+          sel_need = need - above;
+          break;
+        }
+        above += hist[d];
+      }
+    }
+    __syncthreads();
+    prefix |= sel_digit << shift;
+    mask |= 0xFFu << shift;
+    need = sel_need;
+    __syncthreads();
+  }
+  return prefix;
+}
+
+// Compaction in index order after radix_select: thread tid owns indices [lo, hi); emit(pos,
+// j) is called for every selected j: each key above `prefix`, and the tied keys (== prefix)
+// number skip .. skip + need - 1 in index order; pos = its rank in index order among the
+// selected ones.
+template <int NT, class Key, class Emit>
+__device__ __forceinline__ void radix_compact(std::int64_t n, Key key, std::uint32_t prefix, std::uint32_t need,
+                                              std::uint32_t skip, std::uint64_t* scan, Emit emit) {
+  const int tid = threadIdx.x;
+  const std::int64_t per = (n + NT - 1) / NT;
+  const std::int64_t lo = tid * per < n ? tid * per : n;
+  const std::int64_t hi = lo + per < n ? lo + per : n;
+  std::uint32_t gt = 0, eq = 0;
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::uint32_t u = key(j);
+    gt += u > prefix;
+    eq += u == prefix;
+  }
+  const std::uint64_t ex = block_exclusive_scan<NT>((static_cast<std::uint64_t>(gt) << 32) | eq, scan);
+  std::uint32_t gt_before = static_cast<std::uint32_t>(ex >> 32), eq_before = static_cast<std::uint32_t>(ex & 0xFFFFFFFFu);
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::uint32_t u = key(j);
+    bool take = false;
+    if (u > prefix) {
+      take = true;
+    } else if (u == prefix) {
+      take = eq_before >= skip && eq_before - skip < need;
+      ++eq_before;
+    }
+    if (take) {
+      const std::uint32_t eq_seen = eq_before - (u == prefix ? 1u : 0u);  // tied ids before j
+      const std::uint32_t eq_taken = eq_seen > skip ? eq_seen - skip : 0u;
+      emit(gt_before + (eq_taken < need ? eq_taken : need), j);
+    }
+    gt_before += u > prefix;
+  }
+}
+
+}  // namespace ixo::gpu::detail

@@ -1,0 +1,72 @@
+// Device pieces of the score kernels shared by the native (indexer_kernels.cuh) and CP
+// (cp_kernels.cuh) kernels, portable (CUDA and HIP): the launch shape, the online block
+// score state and the fp8 -> bf16 decode table entry. Formulas: kernels/common.
+#pragma once
+#include <cstdint>
+
+#include "gpu/gpu_port.hpp"
+#include "indexer_common.hpp"
+
+namespace ixo::gpu::detail {
+namespace cm = ixo::common;
+
+constexpr int kScoreThreads = 128;  // 4 warps (CUDA); the scalar path works for any width
+constexpr int kScalarMaxD = 256;    // head dims of the scalar path
+
+// Online block-score state of one row: max, or (max, sum of exp2) for lse.
+struct BlockState {
+  float m;
+  float s;
+};
+__device__ __forceinline__ void state_reset(BlockState& st) {
+  st.m = -INFINITY;
+  st.s = 0.0f;
+}
+// Adds n logits (already masked to -inf) in the given order.
+template <int N>
+__device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], bool lse, int mutant = 0) {
+  float mt = -INFINITY;
+#pragma unroll
+  for (int e = 0; e < N; ++e) mt = fmaxf(mt, v[e]);
+  if (!lse) {
+    st.m = fmaxf(st.m, mt);
+    return;
+  }
+  const float nm = fmaxf(st.m, mt);
+  if (nm == -INFINITY) return;
+  float s = st.m == -INFINITY ? 0.0f : st.s * cm::lse_exp(st.m - nm, mutant);
+#pragma unroll
+  for (int e = 0; e < N; ++e) s += cm::lse_exp(v[e] - nm, mutant);
+  st.m = nm;
+  st.s = s;
+}
+// Merges state b into a (a first, then b: a fixed order).
+__device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, bool lse, int mutant = 0) {
+  if (!lse) {
+    a.m = fmaxf(a.m, b.m);
+    return;
+  }
+  const float nm = fmaxf(a.m, b.m);
+  if (nm == -INFINITY) return;
+  const float sa = a.m == -INFINITY ? 0.0f : a.s * cm::lse_exp(a.m - nm, mutant);
+  const float sb = b.m == -INFINITY ? 0.0f : b.s * cm::lse_exp(b.m - nm, mutant);
+  a.m = nm;
+  a.s = sa + sb;
+}
+__device__ __forceinline__ float state_score(const BlockState& st, bool lse, int mutant = 0) {
+  if (!lse) return st.m;
+  if (st.m == -INFINITY) return -INFINITY;
+  const float r = st.m + cm::lse_log(st.s, mutant);
+  return r != r ? -INFINITY : r;
+}
+
+// bf16 bits of every fp8 code (exact: every fp8 value is a bf16 value).
+__device__ __forceinline__ std::uint16_t fp8_bf16_bits(int code, int kcode, int mutant = 0) {
+  const float f = cm::fp8_to_float(static_cast<std::uint8_t>(code), kcode, mutant);
+  std::uint32_t u;
+  __builtin_memcpy(&u, &f, 4);
+  if (f != f) return 0x7FC0u;
+  return static_cast<std::uint16_t>(u >> 16);
+}
+
+}  // namespace ixo::gpu::detail
