@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest -L install (tests/install/CMakeLists.txt passes the build's tools in the environment:
 # CMAKE, CTEST, CXX_COMPILER, CXX_LAUNCHER, GENERATOR, BUILD_TYPE, BUILD_DIR, SOURCE_DIR,
-# WORK, PYTHON, PYTHON_DIR).
+# WORK, DEPS_CACHE, PYTHON, PYTHON_DIR).
 #   install_test.sh stage PREFIX MOVED     cmake --install into PREFIX, checks, copy to MOVED
 #   install_test.sh consumer PREFIX ON|OFF examples/cpp-consumer with the planted bug ON/OFF
 #   install_test.sh package PREFIX         headers compile alone; fixtures found in PREFIX
@@ -9,12 +9,15 @@ set -uo pipefail
 mode=$1 prefix=$2
 fail() { echo "FAIL: $*"; exit 1; }
 
-# Configures and builds the CMake project $1 in $2 against $prefix ($3...: more -D options).
+# Configures and builds the CMake project $1 in $2 against $prefix ($3...: more -D options),
+# with this build's dependency packages (DEPS_CACHE) after the prefix.
 build_project() {
-  local src=$1 bin=$2
+  local src=$1 bin=$2 paths
   shift 2
   rm -rf "$bin"
-  "$CMAKE" -S "$src" -B "$bin" -G "$GENERATOR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_PREFIX_PATH="$prefix" \
+  paths=$(cat "$(dirname "$DEPS_CACHE")/prefix-path.txt")
+  "$CMAKE" -S "$src" -B "$bin" -G "$GENERATOR" -C "$DEPS_CACHE" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+    -DCMAKE_PREFIX_PATH="$prefix${paths:+;$paths}" \
     -DCMAKE_CXX_COMPILER="$CXX_COMPILER" ${CXX_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER="$CXX_LAUNCHER"} "$@" \
     || fail "configuring $src against $prefix"
   "$CMAKE" --build "$bin" -j2 || fail "building $src against $prefix"
