@@ -66,6 +66,14 @@ target_sources(ixo_fixtures INTERFACE
 target_compile_definitions(ixo_fixtures INTERFACE
   $<INSTALL_INTERFACE:IXO_INSTALLED_FIXTURES_DIR="$<INSTALL_PREFIX>/${IXO_INSTALL_DATADIR}/fixtures">)
 
+# The installed ixo and Python module find the fixtures from their own location.
+file(RELATIVE_PATH ixo_from_bin /p/${CMAKE_INSTALL_BINDIR} /p/${IXO_INSTALL_DATADIR}/fixtures)
+set(ixo_from_python "")
+if(TARGET _core)
+  file(RELATIVE_PATH ixo_from_python /p/${IXO_PYTHON_INSTALL_DIR}/indexer_oracle /p/${IXO_INSTALL_DATADIR}/fixtures)
+endif()
+target_compile_definitions(ixo_fixtures PRIVATE IXO_FIXTURES_FROM_BIN="${ixo_from_bin}" IXO_FIXTURES_FROM_PYTHON="${ixo_from_python}")
+
 install(TARGETS ${ixo_exported} ixo EXPORT IndexerOracleTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
