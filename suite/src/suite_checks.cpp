@@ -170,7 +170,7 @@ SuiteRow check_property(Backend& b, const SuiteProperty& p, const CheckOptions& 
 }
 
 SuiteRow check_twin_property(Backend& b, Backend& twin, const CheckOptions& opt) {
-  return property_row(b, "packed==rows", opt, [&] { props::packed_equals_rows(twin, b, opt.run); });
+  return property_row(b, "twin-bitwise", opt, [&] { props::packed_equals_rows(twin, b, opt.run); });
 }
 
 }  // namespace ixo
