@@ -3,6 +3,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ixo/case.hpp"
@@ -37,6 +38,25 @@ class KernelFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What the registry declares about a backend (kernels/registry.cpp, one entry per
+// backend). Every decision that used to be read off a backend's name (its twin, its
+// family, which catalogued mutants it contains) reads these instead.
+struct BackendTraits {
+  // Where it runs: "cpu", "cuda", or "external" (exec:, callables, a consumer's own
+  // kernel). Decides ctest labels and GPU resource groups of the conformance tests.
+  std::string family = "external";
+  // Registry name of a backend that must agree with this one bit for bit (ids and score
+  // cells), e.g. cuda-packed -> cuda-rows; "" = none.
+  std::string bitwise_twin;
+  // Which part of the mutant catalogue (kernels/common/mutants.hpp) its switches
+  // implement: "native" (common, topk, and the family's own), "cp", or "" (none).
+  std::string mutant_scope;
+  bool packed = false;   // runs the packed scorer (catalogue mutants with where "packed")
+  // Our own kernel: fills the score buffer with RunOptions::score_poison_bits first and
+  // honours RunOptions (chunks, mutants), so the poison tier and chunk property apply.
+  bool in_tree = false;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -53,7 +73,15 @@ class Backend {
   // True for our own kernels: they fill the score buffer with options.score_poison_bits
   // first and honour RunOptions (chunks, mutants). Outside kernels allocate their own
   // outputs, so the poison tier does not apply to them.
-  virtual bool in_tree() const { return true; }
+  // Defaults to traits().in_tree (do not override in new code).
+  virtual bool in_tree() const { return traits_.in_tree; }
+  // Declared at the registry entry (make_backend sets them); backends built outside the
+  // registry keep the default: family "external", not in-tree, no twin, no mutants.
+  const BackendTraits& traits() const { return traits_; }
+  void set_traits(BackendTraits t) { traits_ = std::move(t); }
+
+ private:
+  BackendTraits traits_;
 };
 
 struct BackendOptions {
@@ -63,7 +91,10 @@ struct BackendOptions {
 // Registry: every backend compiled into this build, in a fixed order.
 std::vector<std::string> backend_names();
 // A registry name, or "exec:COMMAND" for a kernel behind a command (exec_backend.hpp).
+// Its traits are set from the registry entry (exec: gets the external defaults).
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opt = {});  // throws InputError("backend", ...)
+// The traits of a registry name without building the backend (exec:... -> external).
+BackendTraits backend_traits(const std::string& name);  // throws InputError("backend", ...)
 
 
 }  // namespace ixo

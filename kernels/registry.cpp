@@ -1,5 +1,7 @@
-// Backend registry: every backend compiled into this build, in a fixed order
-// (CPU twin first, then the CUDA kernels when the build has them).
+// Backend registry: every backend compiled into this build, in a fixed order (CPU twin
+// first, then the CUDA kernels when the build has them), each with its traits. Adding a
+// backend = one entry here; the suite, `ixo mutate`, fuzzing and the conformance tests
+// read the traits, never the name.
 #include <functional>
 #include <utility>
 
@@ -16,38 +18,66 @@
 namespace ixo {
 namespace {
 
-using Factory = std::unique_ptr<Backend> (*)();
+struct Entry {
+  std::string name;
+  std::unique_ptr<Backend> (*factory)();
+  BackendTraits traits;
+};
 
-const std::vector<std::pair<std::string, Factory>>& registry() {
-  static const std::vector<std::pair<std::string, Factory>> r = {
-      {"cpu-rows", &make_cpu_rows_backend},
-      {"cpu-packed", &make_cpu_packed_backend},
-      {"cpu-cp", +[]() { return make_cpu_cp_backend(); }},  // context parallel (cp_twin.cpp)
+BackendTraits native(const char* family, const char* twin, bool packed) {
+  return {.family = family, .bitwise_twin = twin, .mutant_scope = "native", .packed = packed, .in_tree = true};
+}
+BackendTraits context_parallel(const char* family) {
+  return {.family = family, .bitwise_twin = "", .mutant_scope = "cp", .packed = false, .in_tree = true};
+}
+
+const std::vector<Entry>& registry() {
+  static const std::vector<Entry> r = {
+      {"cpu-rows", &make_cpu_rows_backend, native("cpu", "", false)},
+      {"cpu-packed", &make_cpu_packed_backend, native("cpu", "cpu-rows", true)},
+      {"cpu-cp", +[]() { return make_cpu_cp_backend(); }, context_parallel("cpu")},  // cp_twin.cpp
 #if defined(IXO_HAVE_CUDA)
-      {"cuda-rows", &make_cuda_rows_backend},
-      {"cuda-packed", &make_cuda_packed_backend},
-      {"cuda-cp", +[]() { return make_cuda_cp_backend(); }},
+      {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false)},
+      {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true)},
+      {"cuda-cp", +[]() { return make_cuda_cp_backend(); }, context_parallel("cuda")},
 #endif
   };
   return r;
+}
+
+const Entry* find(const std::string& name) {
+  for (const auto& e : registry())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+[[noreturn]] void unknown(const std::string& name) {
+  std::string known;
+  for (const auto& e : registry()) known += (known.empty() ? "" : ", ") + e.name;
+  throw InputError("backend", "unknown backend '" + name + "' (known: " + known + ", or exec:COMMAND)");
 }
 
 }  // namespace
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
-  for (const auto& [name, factory] : registry()) names.push_back(name);
+  for (const auto& e : registry()) names.push_back(e.name);
   return names;
+}
+
+BackendTraits backend_traits(const std::string& name) {
+  if (name.rfind("exec:", 0) == 0) return {};
+  if (const Entry* e = find(name)) return e->traits;
+  unknown(name);
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opt) {
   if (name.rfind("exec:", 0) == 0) return make_exec_backend(name.substr(5), opt.exec_timeout_s);
-  std::string known;
-  for (const auto& [n, factory] : registry()) {
-    if (n == name) return factory();
-    known += (known.empty() ? "" : ", ") + n;
-  }
-  throw InputError("backend", "unknown backend '" + name + "' (known: " + known + ", or exec:COMMAND)");
+  const Entry* e = find(name);
+  if (!e) unknown(name);
+  auto b = e->factory();
+  b->set_traits(e->traits);
+  return b;
 }
 
 }  // namespace ixo

@@ -11,6 +11,7 @@
 #include "backend.hpp"
 #include "external/exec_backend.hpp"
 #include "ixo/case_io.hpp"
+#include "ixo/case_run.hpp"
 #include "ixo/default_suite.hpp"
 #include "ixo/error.hpp"
 #include "ixo/fuzz.hpp"
@@ -143,12 +144,6 @@ std::vector<std::unique_ptr<ixo::Backend>> backends_of(const py::list& kernels) 
   return out;
 }
 
-std::vector<ixo::Backend*> raw(const std::vector<std::unique_ptr<ixo::Backend>>& v) {
-  std::vector<ixo::Backend*> out;
-  for (const auto& b : v) out.push_back(b.get());
-  return out;
-}
-
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -217,7 +212,7 @@ PYBIND11_MODULE(_core, m) {
     o.out_dir = std::move(out);
     const auto backends = backends_of(kernels);
     std::vector<std::string> log;
-    const ixo::FuzzResult r = ixo::run_fuzz(raw(backends), o, [&](const std::string& s) { log.push_back(s); });
+    const ixo::FuzzResult r = ixo::run_fuzz(ixo::pointers_of(backends), o, [&](const std::string& s) { log.push_back(s); });
     py::dict d;
     d["cases"] = r.cases, d["runs"] = r.runs, d["gave_up"] = r.gave_up, d["failures"] = r.failures, d["report"] = r.report;
     d["log"] = log;
@@ -231,7 +226,7 @@ PYBIND11_MODULE(_core, m) {
     o.properties = properties;
     o.fixtures = fixtures;
     const auto backends = backends_of(kernels);
-    const ixo::SuiteResult r = ixo::run_suite(raw(backends), o);
+    const ixo::SuiteResult r = ixo::run_suite(ixo::pointers_of(backends), o);
     py::dict d;
     d["passed"] = r.passed, d["table"] = r.table(), d["json"] = r.json().dump();
     return d;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -30,14 +29,15 @@ CaseRun run_and_judge(Backend& b, const Case& c, const Expected& e, JudgeOptions
   return out;
 }
 
-std::unique_ptr<Backend> packed_twin(const Backend& b) {
-  const std::string name = b.name();
-  const auto pos = name.rfind("-packed");
-  if (!b.in_tree() || pos == std::string::npos) return nullptr;
-  const std::string twin = name.substr(0, pos) + "-rows";
-  const auto all = backend_names();
-  if (std::find(all.begin(), all.end(), twin) == all.end()) return nullptr;
-  return make_backend(twin);
+std::unique_ptr<Backend> make_bitwise_twin(const Backend& b) {
+  const std::string& twin = b.traits().bitwise_twin;
+  return twin.empty() ? nullptr : make_backend(twin);
+}
+
+std::vector<Backend*> pointers_of(const std::vector<std::unique_ptr<Backend>>& owned) {
+  std::vector<Backend*> out;
+  for (const auto& b : owned) out.push_back(b.get());
+  return out;
 }
 
 std::string replay_command(const std::string& dir, const std::string& backend) {
@@ -52,14 +52,18 @@ std::string replay_command(const std::string& dir, const std::string& backend) {
   return fmt::format("ixo check {} --backend {}", quote(dir), quote(backend));
 }
 
-void write_regression(const Regression& r, const GenSpec& spec, std::uint64_t seed) {
-  const Case c = generate(spec, seed);
+void write_case_regression(const Regression& r, const Case& c, bool exact, std::int64_t found_by_seed) {
   save_case(c, r.dir);
-  std::ofstream(fs::path(r.dir) / "spec.json") << spec_to_json(spec);
-  if (spec.values == Values::exact) std::ofstream(fs::path(r.dir) / "exact_ids") << "1\n";
+  if (exact) std::ofstream(fs::path(r.dir) / "exact_ids") << "1\n";
   std::ofstream(fs::path(r.dir) / "failure.txt")
-      << fmt::format("backend {}\nfound by {}\ngenerator seed {}\nreplay: {}\n{}\n", r.backend, r.what, seed,
+      << fmt::format("backend {}\nfound by {}\n{}replay: {}\n{}\n", r.backend, r.what,
+                     found_by_seed >= 0 ? fmt::format("generator seed {}\n", found_by_seed) : "",
                      replay_command(r.dir, r.backend), r.report);
+}
+
+void write_regression(const Regression& r, const GenSpec& spec, std::uint64_t seed) {
+  write_case_regression(r, generate(spec, seed), spec.values == Values::exact, static_cast<std::int64_t>(seed));
+  std::ofstream(fs::path(r.dir) / "spec.json") << spec_to_json(spec);
 }
 
 }  // namespace ixo

@@ -7,13 +7,12 @@
 #include <functional>
 #include <random>
 
-#include "ixo/backend_properties.hpp"
 #include "ixo/case_io.hpp"
 #include "ixo/case_run.hpp"
 #include "ixo/fixture.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
-#include "ixo/property_runner.hpp"
+#include "ixo/suite_checks.hpp"
 
 namespace ixo {
 
@@ -21,109 +20,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint64_t kSeeds[] = {1, 2};
-
-void absorb(SuiteRow& row, const Verdict& v) {
-  row.checked += v.rows_checked;
-  row.tie_swaps += v.tie_swaps;
-  row.failures += v.failures;
-  for (const auto& r : v.reports)
-    if (row.reports.size() < 4) row.reports.push_back(r);
-}
-
-void finish(SuiteRow& row, std::chrono::steady_clock::time_point t0) {
-  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (row.failures) row.status = "FAIL";
-  else if (row.cases == 0) row.status = "SKIP";
-}
-
-// One case through one backend into a table row.
-void judge_into(SuiteRow& row, Backend& b, const Case& c, const Expected& e, bool exact) {
-  std::string why;
-  if (!b.supports(c, &why)) {
-    ++row.skipped;
-    if (row.reports.empty()) row.reports.push_back("unsupported: " + why);
-    return;
-  }
-  JudgeOptions opt;
-  opt.exact_ids = exact;
-  opt.check_poison = true;
-  const CaseRun run = run_and_judge(b, c, e, opt);
-  if (run.skipped) {
-    ++row.skipped;
-    if (row.reports.empty()) row.reports.push_back("unsupported: " + run.skip_reason);
-    return;
-  }
-  ++row.cases;
-  absorb(row, run.verdict);
-}
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The oracle's own rows: naive == fast bit for bit, and the .npy file path round trip.
-void self_test_rows(const std::string& group, const std::vector<Case>& cases, const std::vector<Expected>& expected,
-                    const fs::path& tmp, std::vector<SuiteRow>& rows) {
+void self_test_rows(const std::string& group, const std::vector<JudgedCase>& cases, const fs::path& tmp,
+                    std::vector<SuiteRow>& rows) {
   SuiteRow naive{"self-test: oracle-naive", group}, files{"self-test: npy round trip", group};
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < cases.size(); ++i) {
+  const auto t0 = Clock::now();
+  for (const auto& jc : cases) {
     ++naive.cases;
-    absorb(naive, compare_bitwise(expected_as_observed(oracle_naive(cases[i])), expected_as_observed(expected[i])));
+    naive.absorb(compare_bitwise(expected_as_observed(oracle_naive(jc.c)), expected_as_observed(jc.e)));
   }
-  finish(naive, t0);
-  const auto t1 = std::chrono::steady_clock::now();
+  naive.finish(since(t0));
+  const auto t1 = Clock::now();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto dir = (tmp / fmt::format("{}-{}", group, i)).string();
-    save_case(cases[i], dir);
+    save_case(cases[i].c, dir);
     const Case back = load_case(dir);
     save_observed(expected_as_observed(oracle(back)), dir);
     JudgeOptions opt;
     opt.exact_ids = true;
     ++files.cases;
-    absorb(files, judge(back, expected[i], load_observed(back, dir + "/topk_idx.npy", dir + "/scores.npy"), opt));
+    files.absorb(judge(back, cases[i].e, load_observed(back, dir + "/topk_idx.npy", dir + "/scores.npy"), opt));
   }
-  finish(files, t1);
+  files.finish(since(t1));
   rows.push_back(naive);
   rows.push_back(files);
-}
-
-struct NamedProperty {
-  const char* name;
-  void (*body)(Backend&, const RunOptions&);
-  bool in_tree_only;  // needs RunOptions (forced chunk counts) that outside kernels ignore
-};
-
-constexpr NamedProperty kProperties[] = {
-    {"matches-oracle", &props::matches_oracle, false},
-    {"exact-ids", &props::exact_values_give_exact_ids, false},
-    {"near-ties", &props::near_ties_stay_within_tau, false},
-    {"padding-rows", &props::padding_and_inactive_rows_disturb_nothing, false},
-    {"slot-relabel", &props::relabeling_slots_changes_nothing, false},
-    {"chunking", &props::chunking_changes_nothing, true},
-};
-
-SuiteRow property_row(const std::string& backend, const std::string& name, const SuiteOptions& opt,
-                      const std::string& out_dir, const std::function<void()>& body) {
-  SuiteRow row{backend, "prop:" + name};
-  const auto t0 = std::chrono::steady_clock::now();
-  const PropertyResult r = run_property("suite/" + backend + "/" + name, opt.property_cases, opt.seed, body);
-  row.cases = r.cases;
-  if (r.status == PropertyResult::Status::failed) {
-    row.failures = 1;
-    std::string where = "(no drawn case to write)";
-    if (r.counterexample) {
-      Regression reg;
-      reg.dir = (fs::path(out_dir) / fmt::format("prop-{}-{}", name, r.counterexample->seed)).string();
-      reg.backend = backend;
-      reg.what = fmt::format("property {} (ixo check --seed {})", name, opt.seed);
-      reg.report = r.message;
-      write_regression(reg, r.counterexample->spec, r.counterexample->seed);
-      where = reg.dir;
-    }
-    row.reports.push_back("shrunk case written to " + where + "; replay: " + replay_command(where, backend));
-    row.reports.push_back(r.message);
-  } else if (r.status == PropertyResult::Status::gave_up) {
-    row.reports.push_back("gave up (too many unsupported cases): " + r.message);
-  }
-  finish(row, t0);
-  return row;
 }
 
 }  // namespace
@@ -136,9 +59,14 @@ const std::vector<std::string>& suite_groups() {
   return g;
 }
 
+const std::vector<std::uint64_t>& suite_seeds() {
+  static const std::vector<std::uint64_t> s = {1, 2};
+  return s;
+}
+
 std::vector<Case> suite_cases(const std::string& group) {
   std::vector<Case> out;
-  for (auto seed : kSeeds) out.push_back(generate(preset(group), seed));
+  for (auto seed : suite_seeds()) out.push_back(generate(preset(group), seed));
   return out;
 }
 
@@ -150,71 +78,36 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
     if (b->available(&why)) backends.push_back(b);
     else result.unavailable.push_back(b->name() + ": " + why);
   }
-  // Our own packed kernels must equal their per-row twin bit for bit.
+  // Backends that declare a bitwise twin (traits) must equal it bit for bit.
   std::vector<std::pair<Backend*, std::unique_ptr<Backend>>> twins;
   for (Backend* b : backends)
-    if (auto t = packed_twin(*b); t && t->available()) twins.emplace_back(b, std::move(t));
+    if (auto t = make_bitwise_twin(*b); t && t->available()) twins.emplace_back(b, std::move(t));
 
   const fs::path tmp = fs::temp_directory_path() / fmt::format("ixo-suite-{}", std::random_device{}());
   auto& rows = result.rows;
+  const CheckOptions cases_opt;  // the matrix and fixtures write no files here
   for (const auto& group : suite_groups()) {
-    const bool exact = preset(group).values == Values::exact;
-    const std::vector<Case> cases = suite_cases(group);
-    std::vector<Expected> expected;
-    for (const auto& c : cases) expected.push_back(oracle(c));
-    if (opt.self_tests) self_test_rows(group, cases, expected, tmp, rows);
-    for (Backend* b : backends) {
-      SuiteRow row{b->name(), group};
-      const auto t0 = std::chrono::steady_clock::now();
-      for (std::size_t i = 0; i < cases.size(); ++i) judge_into(row, *b, cases[i], expected[i], exact);
-      finish(row, t0);
-      rows.push_back(row);
-    }
-    for (auto& [packed, twin] : twins) {
-      SuiteRow row{packed->name() + "==" + twin->name(), group};
-      const auto t0 = std::chrono::steady_clock::now();
-      for (const auto& c : cases) {
-        if (!packed->supports(c) || !twin->supports(c)) continue;
-        ++row.cases;
-        absorb(row, compare_bitwise(packed->run(c), twin->run(c)));
-      }
-      finish(row, t0);
-      rows.push_back(row);
-    }
+    const std::vector<JudgedCase> cases = group_cases(group);
+    if (opt.self_tests) self_test_rows(group, cases, tmp, rows);
+    for (Backend* b : backends) rows.push_back(check_cases(*b, group, cases, cases_opt));
+    for (auto& [b, twin] : twins) rows.push_back(check_twin_cases(*b, *twin, group, cases));
   }
 
   if (opt.fixtures) {
-    const auto files = list_fixtures();
-    std::vector<Fixture> fixtures;
-    std::vector<Expected> expected;
-    for (const auto& f : files) {
-      fixtures.push_back(load_fixture(f));
-      expected.push_back(oracle(fixtures.back().c));
-    }
-    for (Backend* b : backends) {
-      SuiteRow row{b->name(), "fixtures"};
-      const auto t0 = std::chrono::steady_clock::now();
-      for (std::size_t i = 0; i < fixtures.size(); ++i) {
-        const auto before = row.failures;
-        judge_into(row, *b, fixtures[i].c, expected[i], fixtures[i].exact_ids);
-        if (row.failures > before && row.reports.size() < 8) row.reports.push_back("  in fixture " + fixtures[i].file.path);
-      }
-      finish(row, t0);
-      rows.push_back(row);
-    }
+    std::vector<JudgedCase> fixtures;
+    for (const auto& f : list_fixtures()) fixtures.push_back(fixture_case(load_fixture(f)));
+    for (Backend* b : backends) rows.push_back(check_cases(*b, "fixtures", fixtures, cases_opt));
   }
 
   if (opt.properties) {
-    const std::string out_dir = opt.out_dir.empty() ? (tmp.string() + "-failures") : opt.out_dir;
-    for (Backend* b : backends) {
-      for (const auto& p : kProperties) {
-        if (p.in_tree_only && !b->in_tree()) continue;
-        rows.push_back(property_row(b->name(), p.name, opt, out_dir, [&] { p.body(*b, RunOptions{}); }));
-      }
-    }
-    for (auto& [packed, twin] : twins)
-      rows.push_back(property_row(packed->name(), "packed==rows", opt, out_dir,
-                                  [&] { props::packed_equals_rows(*twin, *packed, RunOptions{}); }));
+    CheckOptions prop_opt;
+    prop_opt.property_cases = opt.property_cases;
+    prop_opt.seed = opt.seed;
+    prop_opt.failure_dir = opt.out_dir.empty() ? (tmp.string() + "-failures") : opt.out_dir;
+    for (Backend* b : backends)
+      for (const auto& p : suite_properties())
+        if (!p.in_tree_only || b->in_tree()) rows.push_back(check_property(*b, p, prop_opt));
+    for (auto& [b, twin] : twins) rows.push_back(check_twin_property(*b, *twin, prop_opt));
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);

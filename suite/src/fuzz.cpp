@@ -49,8 +49,8 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
   RunOptions run;
   run.mutant = o.mutant;
   const Values families[] = {Values::gaussian, Values::gaussian, Values::exact, Values::near_tie};
-  std::vector<std::unique_ptr<Backend>> twins;  // per-row twin of each in-tree packed backend, or null
-  for (Backend* b : backends) twins.push_back(packed_twin(*b));
+  std::vector<std::unique_ptr<Backend>> twins;  // each backend's bitwise twin (traits), or null
+  for (Backend* b : backends) twins.push_back(make_bitwise_twin(*b));
   FuzzResult res;
   auto done = [&] {
     return elapsed() >= o.seconds || (o.max_failures > 0 && static_cast<int>(res.failures.size()) >= o.max_failures);

@@ -71,6 +71,7 @@ PropertyResult run_property(const std::string& id, int cases, std::uint64_t seed
     const auto& f = result.template get<rc::detail::FailureResult>();
     out.status = PropertyResult::Status::failed;
     out.cases = f.numSuccess;
+    out.description = f.description;
     out.reproduce = rc::detail::reproduceMapToString({{md.id, f.reproduce}});
     out.counterexample = failing;
   } else {

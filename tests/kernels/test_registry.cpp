@@ -1,9 +1,10 @@
-// The backend registry: names, order, construction, unknown names.
+// The backend registry: names, order, construction, unknown names, traits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "backend.hpp"
+#include "external/exec_backend.hpp"
 #include "ixo/error.hpp"
 
 namespace {
@@ -40,6 +41,52 @@ TEST(BackendRegistry, UnknownNameIsAnInputErrorListingKnownNames) {
     EXPECT_NE(what.find("cpu-rows"), std::string::npos) << what;
     EXPECT_NE(what.find("cpu-packed"), std::string::npos) << what;
   }
+}
+
+TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
+  const auto names = ixo::backend_names();
+  for (const auto& n : names) {
+    const auto b = ixo::make_backend(n);
+    const ixo::BackendTraits& t = b->traits();
+    const ixo::BackendTraits d = ixo::backend_traits(n);
+    EXPECT_EQ(t.family, d.family) << n;
+    EXPECT_EQ(t.bitwise_twin, d.bitwise_twin) << n;
+    EXPECT_EQ(t.mutant_scope, d.mutant_scope) << n;
+    EXPECT_EQ(t.packed, d.packed) << n;
+    EXPECT_TRUE(t.in_tree && b->in_tree()) << n << ": registry backends are ours";
+    EXPECT_TRUE(t.family == "cpu" || t.family == "cuda") << n << ": " << t.family;
+    EXPECT_TRUE(t.mutant_scope == "native" || t.mutant_scope == "cp") << n << ": " << t.mutant_scope;
+    if (t.bitwise_twin.empty()) continue;
+    // A twin is another registry backend of the same family and catalogue part.
+    ASSERT_NE(std::find(names.begin(), names.end(), t.bitwise_twin), names.end()) << n << " -> " << t.bitwise_twin;
+    const ixo::BackendTraits tt = ixo::backend_traits(t.bitwise_twin);
+    EXPECT_NE(t.bitwise_twin, n);
+    EXPECT_EQ(tt.family, t.family) << n;
+    EXPECT_EQ(tt.mutant_scope, t.mutant_scope) << n;
+    EXPECT_TRUE(tt.bitwise_twin.empty()) << "twins do not chain: " << t.bitwise_twin;
+  }
+  const auto& packed = ixo::backend_traits("cpu-packed");
+  EXPECT_EQ(packed.bitwise_twin, "cpu-rows");
+  EXPECT_TRUE(packed.packed);
+  EXPECT_EQ(ixo::backend_traits("cpu-cp").mutant_scope, "cp");
+  EXPECT_EQ(ixo::backend_traits("cpu-cp").bitwise_twin, "");
+#if defined(IXO_TEST_EXPECT_CUDA)
+  EXPECT_EQ(ixo::backend_traits("cuda-packed").bitwise_twin, "cuda-rows");
+  EXPECT_EQ(ixo::backend_traits("cuda-cp").family, "cuda");
+#endif
+}
+
+TEST(BackendRegistry, OutsideKernelsGetExternalTraits) {
+  for (const auto& b : {ixo::make_backend("exec:/bin/true"),
+                        ixo::make_callable_backend("k", [](const ixo::Case&) -> ixo::Observed { return {}; })}) {
+    EXPECT_EQ(b->traits().family, "external") << b->name();
+    EXPECT_FALSE(b->traits().in_tree) << b->name();
+    EXPECT_FALSE(b->in_tree()) << b->name();
+    EXPECT_EQ(b->traits().bitwise_twin, "") << b->name();
+    EXPECT_EQ(b->traits().mutant_scope, "") << b->name();
+  }
+  EXPECT_EQ(ixo::backend_traits("exec:anything").family, "external");
+  EXPECT_THROW(ixo::backend_traits("cpu-rowz"), ixo::InputError);
 }
 
 }  // namespace

@@ -41,12 +41,6 @@ std::vector<std::unique_ptr<Backend>> make_backends(const std::vector<std::strin
   return out;
 }
 
-std::vector<Backend*> raw(const std::vector<std::unique_ptr<Backend>>& v) {
-  std::vector<Backend*> out;
-  for (const auto& b : v) out.push_back(b.get());
-  return out;
-}
-
 void refuse(const Args& a, std::initializer_list<const char*> flags, const std::string& why) {
   for (const char* f : flags)
     if (a.given(f)) throw InputError(f, why);
@@ -167,7 +161,7 @@ int check(const Args& a) {
   SuiteOptions opt = a.suite;
   opt.self_tests = all;
   opt.properties = !a.no_properties;
-  const SuiteResult r = run_suite(raw(backends), opt);
+  const SuiteResult r = run_suite(pointers_of(backends), opt);
   if (a.json) std::cout << r.json().dump(2) << "\n";
   else fmt::print("{}", r.table(a.failures_only));
   return r.passed ? 0 : 1;
@@ -185,7 +179,7 @@ int fuzz(Args a) {
   if (a.fuzz.shards < 1 || a.fuzz.shard < 0 || a.fuzz.shard >= a.fuzz.shards)
     throw InputError("--shard", "expected 0 <= i < n, got '" + a.shard + "'");
   const auto backends = make_backends(a.backends.empty() ? backend_names() : a.backends, a.backend_opt);
-  const FuzzResult r = run_fuzz(raw(backends), a.fuzz, [](const std::string& m) { fmt::print("{}\n", m); });
+  const FuzzResult r = run_fuzz(pointers_of(backends), a.fuzz, [](const std::string& m) { fmt::print("{}\n", m); });
   return r.failures.empty() ? 0 : 1;
 }
 

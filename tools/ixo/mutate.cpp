@@ -15,6 +15,7 @@
 #include "ixo/error.hpp"
 #include "ixo/fixture.hpp"
 #include "ixo/oracle.hpp"
+#include "ixo/property_runner.hpp"
 #include "ixo/verdict.hpp"
 
 namespace ixo {
@@ -23,7 +24,7 @@ namespace {
 
 struct Selected {
   std::vector<std::unique_ptr<Backend>> all;
-  std::vector<std::pair<Backend*, Backend*>> pairs;  // (rows, packed) of one family
+  std::vector<std::pair<Backend*, Backend*>> pairs;  // (bitwise twin, backend), both selected
 };
 
 // A check passes (returns nullopt) or fails with a one-line reason.
@@ -54,20 +55,10 @@ std::optional<std::string> judge_cases(Selected& s, const RunOptions& opt, const
 }
 
 std::optional<std::string> property(const std::string& id, int cases, std::function<void()> body) {
-  rc::detail::TestParams params;
-  params.seed = 20261130;
-  params.maxSuccess = cases;
-  rc::detail::TestMetadata md;
-  md.id = id;
-  const auto r = rc::detail::checkTestable(std::move(body), md, params);
-  if (r.template is<rc::detail::SuccessResult>()) return std::nullopt;
-  if (r.template is<rc::detail::FailureResult>()) {
-    const auto& f = r.template get<rc::detail::FailureResult>();
-    return f.description.substr(0, f.description.find('\n'));
-  }
-  std::ostringstream ss;
-  rc::detail::printResultMessage(r, ss);
-  return ss.str();
+  const PropertyResult r = run_property(id, cases, 20261130, body);
+  if (r.status == PropertyResult::Status::passed) return std::nullopt;
+  if (r.status == PropertyResult::Status::failed) return r.description.substr(0, r.description.find('\n'));
+  return r.message;
 }
 
 std::vector<NamedCheck> make_checks(int property_cases) {
@@ -111,18 +102,18 @@ std::vector<NamedCheck> make_checks(int property_cases) {
   return checks;
 }
 
-// Does the mutant live in code that one of the selected backends runs?
+// Does the mutant live in code that one of the selected backends runs? Read from the
+// registry's traits (kernels/common/mutants.hpp says what each `where` means).
 bool reaches(const mutants::Info& m, const Selected& s) {
   const std::string where = m.where;
   for (const auto& b : s.all) {
-    const std::string n = b->name();
-    const bool cp = n.find("-cp") != std::string::npos;
-    const bool cpu = n.rfind("cpu-", 0) == 0, gpu = n.rfind("cuda-", 0) == 0;
-    if (where == "cp" ? cp
-        : where == "packed" ? n.find("-packed") != std::string::npos
-        : where == "cpu" ? cpu && !cp
-        : where == "gpu" ? gpu && !cp
-        : !cp)  // common, topk: the native backends
+    const BackendTraits& t = b->traits();
+    const bool native = t.mutant_scope == "native";
+    if (where == "cp" ? t.mutant_scope == "cp"
+        : where == "packed" ? native && t.packed
+        : where == "cpu" ? native && t.family == "cpu"
+        : where == "gpu" ? native && t.family == "cuda"
+        : native)  // common, topk: every native backend
       return true;
   }
   return false;
@@ -149,12 +140,9 @@ int run_mutate(const MutateOptions& o) {
     s.all.push_back(std::move(b));
   }
   if (s.all.empty()) throw InputError("backend", "no selected backend can run here");
-  for (auto& p : s.all) {
-    const auto pos = p->name().rfind("-packed");
-    if (pos == std::string::npos) continue;
+  for (auto& p : s.all)  // (twin, backend) pairs whose twin was selected too
     for (auto& r : s.all)
-      if (r->name() == p->name().substr(0, pos) + "-rows") s.pairs.emplace_back(r.get(), p.get());
-  }
+      if (!p->traits().bitwise_twin.empty() && r->name() == p->traits().bitwise_twin) s.pairs.emplace_back(r.get(), p.get());
   const auto checks = make_checks(o.property_cases);
 
   // 1. Unmutated: every check must pass, or kills mean nothing.

@@ -2,7 +2,9 @@
 // suite, fixtures, fuzz, the Python package). Outside kernels (exec:, callables) may
 // decline a case or fail without outputs; both are handled here, once.
 #pragma once
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 #include "ixo/generate.hpp"
@@ -22,8 +24,12 @@ struct CaseRun {
 // when opt.check_poison is set); a KernelFailure becomes a failing verdict.
 CaseRun run_and_judge(Backend& b, const Case& c, const Expected& e, JudgeOptions opt, const RunOptions& run = {});
 
-// The per-row twin of an in-tree packed backend ("cuda-packed" -> "cuda-rows"), or null.
-std::unique_ptr<Backend> packed_twin(const Backend& b);
+// The backend that must agree with b bit for bit (b.traits().bitwise_twin, e.g.
+// cuda-packed -> cuda-rows), built from the registry, or null when b declares none.
+std::unique_ptr<Backend> make_bitwise_twin(const Backend& b);
+
+// The raw pointers of owned backends (the suite functions take Backend*).
+std::vector<Backend*> pointers_of(const std::vector<std::unique_ptr<Backend>>& owned);
 
 // A failing generated case as a regression directory: the case files, spec.json (the
 // generator spec and seed reproduce it), exact_ids when tier 3 applies, and failure.txt
@@ -35,6 +41,9 @@ struct Regression {
   std::string report;        // the verdict summary
 };
 void write_regression(const Regression& r, const GenSpec& spec, std::uint64_t seed);
+// The same for a case that has no generator spec (a fixture): case files, exact_ids when
+// `exact`, failure.txt (`found_by_seed` < 0: no generator seed line).
+void write_case_regression(const Regression& r, const Case& c, bool exact, std::int64_t found_by_seed = -1);
 
 // `ixo check DIR --backend 'NAME'` with NAME quoted for a POSIX shell.
 std::string replay_command(const std::string& dir, const std::string& backend);

@@ -10,12 +10,14 @@
 
 #include "backend.hpp"
 #include "ixo/case.hpp"
+#include "ixo/verdict.hpp"
 
 namespace ixo {
 
 // The case groups of the default suite (generator presets) and their cases (seeds 1, 2).
 const std::vector<std::string>& suite_groups();
 std::vector<Case> suite_cases(const std::string& group);
+const std::vector<std::uint64_t>& suite_seeds();  // the generator seeds of suite_cases, in order
 
 struct SuiteOptions {
   bool self_tests = false;      // rows that check the oracle itself (naive == fast, .npy round trip)
@@ -33,6 +35,8 @@ struct SuiteRow {
   std::int64_t checked = 0, tie_swaps = 0, failures = 0;
   double seconds = 0;
   std::vector<std::string> reports;
+  void absorb(const Verdict& v);  // counts a judged case's rows, tie swaps, failures, reports
+  void finish(double secs);       // status FAIL on failures, SKIP when no case ran
 };
 
 struct SuiteResult {

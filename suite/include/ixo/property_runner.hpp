@@ -19,6 +19,7 @@ struct PropertyResult {
   Status status = Status::passed;
   int cases = 0;                                  // cases that ran and passed
   std::string message;                            // RapidCheck's report (counterexample, shrinks)
+  std::string description;                        // the failing case's own message (RC_FAIL, RC_ASSERT)
   std::string reproduce;                          // RapidCheck reproduce string (failures)
   std::optional<props::Drawn> counterexample;     // the shrunk drawn case (failures)
 };
