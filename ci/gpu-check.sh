@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# GPU check on the H200 machine (or any CUDA machine): build from the Debian packages in
-# .deps (toolchain.md path 2), run the GPU tests under plain ctest, compute-sanitizer
-# (memcheck, racecheck, initcheck, synccheck) on a small test filter, and the benchmarks.
+# GPU check on the H200 machine (or any CUDA machine), the whole GPU gate in one command:
+#   bash ci/gpu-check.sh [LOGDIR]
+# Configures and builds with the `default` preset (CMakePresets.json; the Debian packages in
+# .deps, toolchain.md path 2, are added to CMAKE_PREFIX_PATH), then runs the tests by label:
+# `ctest --preset default -L cuda` (the GPU tests, the CUDA properties, fp8_widen_check, the
+# GPU CP tests) and -L hip, the Python package (-L python), the benchmark and
+# compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on a small GPU case filter.
 # Logs go to $1, else $OUT, else ./gpu-check-out.
 #   STAGES="build test python bench sanitize" (default all; python: ctest -L python, incl. the
 #   torch/CUDA tests, with the machine's python3 - IXO_PYTHON overrides it), ARCH=90a, JOBS=$(nproc), REPS=50,
-#   TARGETS="ixo" (build stage: only these targets instead of the GPU tests + everything),
+#   TARGETS="ixo" (build stage: only these targets instead of everything),
 #   GPU_SLOTS=4 (GPU tests sharing one GPU at a time; ctest spreads them over every GPU through
-#   the resource spec of ci/gpu-resources.sh)
+#   the resource spec of ci/gpu-resources.sh), SAN_FILTER (gtest filter of the sanitizer stage)
 # Prepare .deps here (machine with apt): mkdir -p .deps && cd .deps && apt-get download \
 #   libeigen3-dev librapidcheck-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev \
 #   libfmt-dev libfmt9 libbenchmark-dev libbenchmark1debian
@@ -20,32 +24,26 @@ ARCH="${ARCH:-90a}"
 JOBS="${JOBS:-$(nproc)}"
 REPS="${REPS:-50}"
 deps=/tmp/ixo-deps
-B="${BUILD_DIR:-/tmp/ixo-gpu-build}"
+B="$root/build"   # the default preset's binaryDir
 status=0
 note() { echo "== $*" | tee -a "$out/summary.log"; }
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 
 { nvidia-smi; nvcc --version; cmake --version; } > "$out/machine.log" 2>&1
+cd "$root" || exit 3
 
 if has build; then
   mkdir -p "$deps"
-  for f in "$root"/.deps/*.deb; do dpkg -x "$f" "$deps"; done
+  for f in "$root"/.deps/*.deb; do [[ -e $f ]] && dpkg -x "$f" "$deps"; done
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-  cmake -S "$root" -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON \
+  cmake --preset default "${gen[@]}" -DIXO_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
     -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_PREFIX_PATH="$deps/usr" \
     -DEigen3_DIR="$deps/usr/share/eigen3/cmake" -DIXO_PYTHON="${IXO_PYTHON:-$(command -v python3)}" > "$out/build.log" 2>&1
-  rc=$?; note "configure rc=$rc"; [[ $rc == 0 ]] || { tail -30 "$out/build.log"; exit 1; }
-  if [[ -n "${TARGETS:-}" ]]; then
-    # Only these targets (e.g. TARGETS=ixo for the GPU mutation campaign, docs/mutation.md).
-    cmake --build "$B" -j"$JOBS" --target $TARGETS >> "$out/build.log" 2>&1
-    rc=$?; note "build ($TARGETS) rc=$rc"; [[ $rc == 0 ]] || { tail -40 "$out/build.log"; exit 1; }
-  else
-  cmake --build "$B" -j"$JOBS" --target test_gpu test_gpu_graph test_graph_plan bench_gpu_index_step >> "$out/build.log" 2>&1
-  rc=$?; note "build (test_gpu, test_gpu_graph, test_graph_plan, bench_gpu_index_step) rc=$rc"; [[ $rc == 0 ]] || { tail -40 "$out/build.log"; exit 1; }
-  # Everything else too (for the full ctest), but a failure there does not stop the GPU check.
-  cmake --build "$B" -j"$JOBS" -- -k 0 >> "$out/build.log" 2>&1; note "build (all) rc=$?"
-  fi
+  rc=$?; note "configure (preset default) rc=$rc"; [[ $rc == 0 ]] || { tail -30 "$out/build.log"; exit 1; }
+  targets=(); [[ -n "${TARGETS:-}" ]] && targets=(--target $TARGETS)  # e.g. TARGETS=ixo for the GPU mutation campaign
+  cmake --build --preset default -j"$JOBS" "${targets[@]}" >> "$out/build.log" 2>&1
+  rc=$?; note "build (preset default${TARGETS:+: $TARGETS}) rc=$rc"; [[ $rc == 0 ]] || { tail -40 "$out/build.log"; exit 1; }
 fi
 export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -53,16 +51,18 @@ if has test; then
   # GPU tests declare RESOURCE_GROUPS "gpus:1": with the spec, ctest -j spreads them over every GPU.
   SLOTS="${GPU_SLOTS:-4}" "$root/ci/gpu-resources.sh" "$out/resources.json" 2>> "$out/summary.log"
   spec=(); grep -q '"id"' "$out/resources.json" && spec=(--resource-spec-file "$out/resources.json")
-  (cd "$B" && ctest -L 'cuda|graph' --output-on-failure -j"$JOBS" "${spec[@]}") > "$out/ctest-cuda.log" 2>&1
-  rc=$?; note "ctest -L 'cuda|graph' ${spec[*]} rc=$rc: $(grep -E 'tests passed|tests failed' "$out/ctest-cuda.log" | tail -1)"
+  ctest --preset default -L cuda --output-on-failure -j"$JOBS" "${spec[@]}" > "$out/ctest-cuda.log" 2>&1
+  rc=$?; note "ctest -L cuda ${spec[*]} rc=$rc: $(grep -E 'tests passed|tests failed' "$out/ctest-cuda.log" | tail -1)"
+  # Skips are reported, never passed (tests needing more GPUs than the machine has skip).
+  grep -qE '\*\*\*Skipped' "$out/ctest-cuda.log" && note "skipped: $(grep -E '\*\*\*Skipped' "$out/ctest-cuda.log" | tr -s ' ' | cut -d' ' -f4 | tr '\n' ' ')"
   [[ $rc == 0 ]] || status=1
-  (cd "$B" && ctest -L hip --output-on-failure) > "$out/ctest-hip.log" 2>&1
+  ctest --preset default -L hip --output-on-failure > "$out/ctest-hip.log" 2>&1
   note "ctest -L hip rc=$?: $(grep -E 'tests passed|tests failed' "$out/ctest-hip.log" | tail -1)"
 fi
 
 if has python; then
   # The Python package on this machine's python3 (torch, CUDA tensors, fuzz/suite over cuda-packed).
-  (cd "$B" && ctest -L python --output-on-failure -j4) > "$out/ctest-python.log" 2>&1
+  ctest --preset default -L python --output-on-failure -j4 > "$out/ctest-python.log" 2>&1
   rc=$?; note "ctest -L python rc=$rc: $(grep -E 'tests passed|tests failed' "$out/ctest-python.log" | tail -1)"
   [[ $rc == 0 ]] || status=1
 fi
@@ -75,10 +75,8 @@ fi
 if has sanitize; then
   # Small cases over every kernel path: tensor-core bf16/fp8 (all four formats), the scalar
   # path (odd D), lse, padding/inactive rows, GQA, packed fallback, and the graph test.
-  filter='Matrix/CudaCases.RowsPackedOracleTwin/exact_*:Matrix/CudaCases.RowsPackedOracleTwin/dtype_*'
-  filter+=':Matrix/CudaCases.RowsPackedOracleTwin/odd_dim40:Matrix/CudaCases.RowsPackedOracleTwin/m3_km_slots_e4m3fn'
-  filter+=':Matrix/CudaCases.RowsPackedOracleTwin/padding_inactive_lse_e4m3fn:Matrix/CudaCases.RowsPackedOracleTwin/gqa_8_1_p4'
-  filter+=':Matrix/CudaCases.RowsPackedOracleTwin/straddle_local0_lse_minus1:Matrix/CudaCases.ChunkPlanIndependent/topk9_long'
+  m='Matrix/CudaCases.RowsPackedOracleTwin'
+  filter="${SAN_FILTER:-$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/m3_km_slots_e4m3fn:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4:$m/straddle_local0_lse_minus1:Matrix/CudaCases.ChunkPlanIndependent/topk9_long}"
   for tool in memcheck racecheck initcheck synccheck; do
     extra=(); [[ $tool == memcheck ]] && extra=(--leak-check full)
     timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 \

@@ -15,7 +15,8 @@ void showValue(const GenSpec& s, std::ostream& os) {
      << " topk=" << s.cfg.topk << " init=" << s.cfg.init_blocks << " local=" << s.cfg.local_blocks
      << " score=" << to_string(s.cfg.score_type) << " k_dtype=" << to_string(s.cfg.k_dtype) << " k_scale=" << s.cfg.k_scale
      << " q_scale=" << s.cfg.q_scale << " values="
-     << (s.values == Values::exact ? "exact" : s.values == Values::near_tie ? "near_tie" : "gaussian")
+     << values_name(s.values) << " ladder_levels=" << s.ladder_levels << " fp8_specials=" << s.fp8_specials << " fp8_nonfinite=" << s.fp8_nonfinite
+     << " alias_minus_s=" << s.alias_minus_s
      << " permute_slots=" << s.permute_slots << " permute_tokens=" << s.permute_tokens
      << " negative_aliases=" << s.negative_aliases << " padding=" << s.padding_requests
      << " inactive=" << s.inactive_requests << " packed_queries=" << s.packed_queries
@@ -49,6 +50,57 @@ rc::Gen<std::tuple<int, int, int, int>> graph_rows(const Knobs& k, int draft_row
 }
 }  // namespace
 
+// The boundary dimensions (docs/NOTES.md "Condition coverage"), each off most of the time:
+// long rows (block size 1-2 and 16384+ blocks, top-k up to 2048), scales that push lse logits
+// past the fp32 exp2 range, init windows far wider than short rows, topk 1, fp8 special codes,
+// the alias -S, the ladder depth.
+struct Boundary {
+  bool long_rows = false;
+  int long_bs = 1, long_rows_n = 1, long_extra = 0, long_topk = 1;
+  double big_q_scale = 0;  // 0: the ordinary q_scale
+  int wide_init = -1;      // -1: the ordinary init_blocks
+  bool topk1 = false, fp8_specials = false, fp8_nonfinite = false, alias_minus_s = false;
+  int ladder_levels = 4;
+};
+
+namespace {
+rc::Gen<Boundary> boundary(const Knobs& k) {
+  auto sometimes = [](int one_in) { return rc::gen::weightedOneOf<bool>({{one_in - 1, rc::gen::just(false)}, {1, rc::gen::just(true)}}); };
+  const bool can_long = k.long_rows && k.values != Values::exact;  // exact values cap the blocks per request
+  return rc::gen::build<Boundary>(
+      rc::gen::set(&Boundary::long_rows, can_long ? sometimes(4) : rc::gen::just(false)),
+      rc::gen::set(&Boundary::long_bs, rc::gen::element(1, 2)), rc::gen::set(&Boundary::long_rows_n, rc::gen::inRange(1, 3)),
+      rc::gen::set(&Boundary::long_extra, rc::gen::inRange(-2, 64)),
+      rc::gen::set(&Boundary::long_topk, rc::gen::weightedOneOf<int>({{1, rc::gen::inRange(1, 65)}, {1, rc::gen::inRange(1024, 2049)}})),
+      rc::gen::set(&Boundary::big_q_scale, k.big_scales ? rc::gen::weightedOneOf<double>({{3, rc::gen::just(0.0)}, {1, rc::gen::element(384.0, -512.0)}})
+                                                        : rc::gen::just(0.0)),
+      rc::gen::set(&Boundary::wide_init, rc::gen::weightedOneOf<int>({{5, rc::gen::just(-1)}, {1, rc::gen::inRange(4, 48)}})),
+      rc::gen::set(&Boundary::topk1, sometimes(16)),
+      rc::gen::set(&Boundary::fp8_specials, k.fp8_specials ? sometimes(3) : rc::gen::just(false)),
+      rc::gen::set(&Boundary::fp8_nonfinite, k.fp8_nonfinite ? sometimes(2) : rc::gen::just(false)),
+      rc::gen::set(&Boundary::alias_minus_s, sometimes(4)), rc::gen::set(&Boundary::ladder_levels, rc::gen::inRange(2, 7)));
+}
+
+void apply(const Boundary& x, GenSpec& s) {
+  if (x.long_rows) {
+    s.requests = 1;
+    s.draft_rows = x.long_rows_n;
+    s.D = 64;
+    s.cfg.block_size = x.long_bs;
+    s.prefixes = {16384 * x.long_bs + x.long_extra};
+    s.cfg.topk = x.long_topk;
+    s.padding_requests = s.inactive_requests = 0;
+  }
+  if (x.big_q_scale != 0) s.cfg.q_scale = x.big_q_scale;
+  if (x.wide_init >= 0) s.cfg.init_blocks = x.wide_init;
+  if (x.topk1) s.cfg.topk = 1;
+  s.fp8_specials = x.fp8_specials;
+  s.fp8_nonfinite = x.fp8_specials && x.fp8_nonfinite;
+  s.alias_minus_s = x.alias_minus_s;
+  s.ladder_levels = x.ladder_levels;
+}
+}  // namespace
+
 rc::Gen<GenSpec> spec(Knobs k) {
   // Structure first (what shrinks most usefully), then the values.
   struct Shape {
@@ -57,11 +109,11 @@ rc::Gen<GenSpec> spec(Knobs k) {
   const auto shape = rc::gen::build<Shape>(
       rc::gen::set(&Shape::requests, rc::gen::inRange(1, k.max_requests + 1)),
       rc::gen::set(&Shape::draft_rows, rc::gen::inRange(1, k.max_draft_rows + 1)),
-      rc::gen::set(&Shape::ratio, rc::gen::element(0, 1, 2, 3)),  // uniform: inRange is size-scaled and drew 8:2 in 3 % of cases
+      rc::gen::set(&Shape::ratio, rc::gen::element(0, 1, 2, 3, 4)),  // uniform: inRange is size-scaled and drew 8:2 in 3 % of cases
       rc::gen::set(&Shape::D, rc::gen::element(128, 64)),
       rc::gen::set(&Shape::bs, rc::gen::element(128, 64, 32, 16)));
   return rc::gen::mapcat(shape, [k](const Shape& sh) {
-    const int ratios[4][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 2}};
+    const int ratios[5][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 2}, {4, 4}};
     const bool exact = k.values == Values::exact;
     // Exact values need at most 2*(D/gqa)*kmax+1 distinct block levels per request.
     const std::int64_t max_prefix = exact ? std::min<std::int64_t>(k.max_prefix, 8 * sh.bs) : k.max_prefix;
@@ -72,14 +124,10 @@ rc::Gen<GenSpec> spec(Knobs k) {
                        rc::gen::element(1.0, 0.75, 1.5, 0.3125), rc::gen::element(1.0, 0.5, 2.0),
                        rc::gen::tuple(rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 3),
                                       rc::gen::inRange(0, 3)),
-                       graph_rows(k, sh.draft_rows)),
+                       graph_rows(k, sh.draft_rows), boundary(k)),
         [sh, k, ratios](const auto& t) {
           GenSpec s;
-          s.requests = sh.requests;
-          s.draft_rows = sh.draft_rows;
-          s.Hq = ratios[sh.ratio][0];
-          s.Hk = ratios[sh.ratio][1];
-          s.D = sh.D;
+          s.rows(sh.requests, sh.draft_rows).heads(ratios[sh.ratio][0], ratios[sh.ratio][1], sh.D);
           s.cfg.block_size = sh.bs;
           s.prefixes = std::get<0>(t);
           s.cfg.k_dtype = std::get<1>(t);
@@ -101,6 +149,7 @@ rc::Gen<GenSpec> spec(Knobs k) {
           s.trailing_inactive_rows = trailing_inactive;
           s.inactive_rows_in_requests = inactive_in_requests;
           s.values = k.values;
+          apply(std::get<10>(t), s);
           return s;
         });
   });

@@ -152,7 +152,73 @@ void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs, const std::ve
   }
 }
 
+// Ladder / plateau: every block of request i (its tokens in table order) gets one of
+// `levels` K vectors (plateau: one vector for the whole request), so block scores take at
+// most `levels` distinct values (the partial last block aside under lse).
+void fill_levels(Case& c, Rng& g, int levels, const std::vector<std::vector<std::int64_t>>& tokens) {
+  fill_gaussian(c, g);  // q, and the vectors copied below
+  const std::size_t row = static_cast<std::size_t>(c.D) * static_cast<std::size_t>(element_bytes(c.cfg.k_dtype));
+  const std::int64_t nvec = std::min<std::int64_t>(std::max(levels, 1), c.S);
+  for (const auto& toks : tokens) {
+    std::vector<std::int64_t> vec(static_cast<std::size_t>(nvec));
+    for (auto& v : vec) v = uniform(g, 0, c.S - 1);
+    std::vector<std::uint8_t> base;
+    for (const std::int64_t v : vec)
+      for (std::int64_t h = 0; h < c.Hk; ++h) {
+        const auto at = c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * row);
+        base.insert(base.end(), at, at + static_cast<std::ptrdiff_t>(row));
+      }
+    std::int64_t level = 0;
+    for (std::size_t t = 0; t < toks.size(); ++t) {
+      if (t % static_cast<std::size_t>(c.cfg.block_size) == 0) level = uniform(g, 0, nvec - 1);
+      const auto src = base.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(level * c.Hk) * row);
+      std::copy(src, src + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c.Hk) * row),
+                c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(toks[t] * c.Hk) * row));
+    }
+  }
+}
+
+// About one token slot in 8 gets one element replaced by a special code of its fp8 format:
+// a subnormal, a zero (+0, and -0 where the format has one) or (nonfinite_too) a NaN/Inf code.
+void put_fp8_specials(Case& c, Rng& g, bool nonfinite_too) {
+  std::vector<std::uint8_t> sub, zero, nonfinite;
+  for (int code = 0; code < 256; ++code) {
+    const auto b = static_cast<std::uint8_t>(code);
+    switch (fp8_kind(b, c.cfg.k_dtype)) {
+      case Fp8Kind::subnormal: sub.push_back(b); break;
+      case Fp8Kind::zero: zero.push_back(b); break;
+      case Fp8Kind::nonfinite: nonfinite.push_back(b); break;
+      case Fp8Kind::normal: break;
+    }
+  }
+  const std::vector<std::uint8_t>* kinds[3] = {&sub, &zero, &nonfinite};
+  for (std::int64_t s = 0; s < c.S * c.Hk; ++s) {
+    if (uniform(g, 0, 7) != 0) continue;
+    const auto& pool = *kinds[uniform(g, 0, nonfinite_too ? 2 : 1)];
+    c.k_cache[static_cast<std::size_t>(s * c.D + uniform(g, 0, c.D - 1))] = pool[static_cast<std::size_t>(uniform(g, 0, static_cast<std::int64_t>(pool.size()) - 1))];
+  }
+}
+
 }  // namespace
+
+Fp8Kind fp8_kind(std::uint8_t code, KDtype t) {
+  const float v = fp8_table(t)[code];
+  if (!std::isfinite(v)) return Fp8Kind::nonfinite;
+  if (v == 0.0f) return Fp8Kind::zero;
+  const int mant_bits = t == KDtype::e5m2 ? 2 : 3;
+  return ((code & 0x7f) >> mant_bits) == 0 ? Fp8Kind::subnormal : Fp8Kind::normal;  // exponent field 0
+}
+
+const char* values_name(Values v) {
+  switch (v) {
+    case Values::exact: return "exact";
+    case Values::near_tie: return "near_tie";
+    case Values::ladder: return "ladder";
+    case Values::plateau: return "plateau";
+    case Values::gaussian: break;
+  }
+  return "gaussian";
+}
 
 Case generate(const GenSpec& spec, std::uint64_t seed) {
   Rng g(seed);
@@ -250,6 +316,7 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
         s = uniform(g, 0, c.S - 1);  // never read: any valid slot
       }
       if (spec.negative_aliases && uniform(g, 0, 3) == 0) s -= c.S;
+      if (spec.alias_minus_s && s == 0) s = -c.S;
       c.req_to_token[static_cast<std::size_t>(row * c.width + t)] = static_cast<std::int32_t>(s);
     }
   // Inactive requests: slot ids past the table, or -1 (aliases S-1, past the table too
@@ -295,6 +362,8 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   switch (spec.values) {
     case Values::gaussian: fill_gaussian(c, g); break;
     case Values::near_tie: fill_near_tie(c, g); break;
+    case Values::ladder:
+    case Values::plateau: fill_levels(c, g, spec.values == Values::plateau ? 1 : spec.ladder_levels, row_tokens); break;
     case Values::exact: {
       std::vector<std::vector<std::int64_t>> toks;
       std::vector<Request> real;
@@ -311,6 +380,7 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
       break;
     }
   }
+  if (spec.fp8_specials && is_fp8(c.cfg.k_dtype)) put_fp8_specials(c, g, spec.fp8_nonfinite);
   validate(c);
   return c;
 }

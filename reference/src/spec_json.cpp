@@ -10,13 +10,10 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* values_name(Values v) { return v == Values::exact ? "exact" : v == Values::near_tie ? "near_tie" : "gaussian"; }
-
 Values parse_values(const std::string& s) {
-  if (s == "gaussian") return Values::gaussian;
-  if (s == "exact") return Values::exact;
-  if (s == "near_tie") return Values::near_tie;
-  throw InputError("values", "unknown value family '" + s + "' (gaussian, exact, near_tie)");
+  for (Values v : {Values::gaussian, Values::exact, Values::near_tie, Values::ladder, Values::plateau})
+    if (s == values_name(v)) return v;
+  throw InputError("values", "unknown value family '" + s + "' (gaussian, exact, near_tie, ladder, plateau)");
 }
 
 template <class T>
@@ -69,6 +66,10 @@ GenSpec spec_from_json(const std::string& text) {
     else if (k == "trailing_padding_rows") s.trailing_padding_rows = get<int>(j, "trailing_padding_rows");
     else if (k == "trailing_inactive_rows") s.trailing_inactive_rows = get<int>(j, "trailing_inactive_rows");
     else if (k == "inactive_rows_in_requests") s.inactive_rows_in_requests = get<int>(j, "inactive_rows_in_requests");
+    else if (k == "ladder_levels") s.ladder_levels = get<int>(j, "ladder_levels");
+    else if (k == "fp8_specials") s.fp8_specials = get<bool>(j, "fp8_specials");
+    else if (k == "fp8_nonfinite") s.fp8_nonfinite = get<bool>(j, "fp8_nonfinite");
+    else if (k == "alias_minus_s") s.alias_minus_s = get<bool>(j, "alias_minus_s");
     else throw InputError(k, "unknown key in a generator spec");
   }
   return s;
@@ -96,6 +97,11 @@ std::string spec_to_json(const GenSpec& s) {
   j["trailing_padding_rows"] = s.trailing_padding_rows;
   j["trailing_inactive_rows"] = s.trailing_inactive_rows;
   j["inactive_rows_in_requests"] = s.inactive_rows_in_requests;
+  // The boundary dimensions only when set (older spec.json files stay as they were).
+  if (s.values == Values::ladder) j["ladder_levels"] = s.ladder_levels;
+  if (s.fp8_specials) j["fp8_specials"] = true;
+  if (s.fp8_nonfinite) j["fp8_nonfinite"] = true;
+  if (s.alias_minus_s) j["alias_minus_s"] = true;
   return j.dump(2) + "\n";
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iterator>
 
 #include "ixo/arbitrary.hpp"
 #include "ixo/backend_properties.hpp"
@@ -20,14 +21,16 @@ namespace {
 // One fuzz property: a drawn case must pass the oracle on `backend` (tiers 1-2, poison
 // for our own kernels, tier 3 for exact values) and, for our packed kernels, equal the
 // per-row twin bitwise.
-void fuzz_body(Backend& b, Backend* twin, const gen::Knobs& knobs, const RunOptions& run) {
+void fuzz_body(Backend& b, Backend* twin, const gen::Knobs& knobs, const RunOptions& run, coverage::Tally* tally, std::size_t index) {
   const Case c = props::draw_case({&b}, knobs);
   if (twin) RC_PRE(twin->supports(c));
   JudgeOptions opt;
   opt.check_poison = true;
   opt.exact_ids = props::last_drawn()->spec.values == Values::exact;
-  const CaseRun r = run_and_judge(b, c, oracle(c), opt, run);
+  const Expected e = oracle(c);
+  const CaseRun r = run_and_judge(b, c, e, opt, run);
   if (r.skipped) RC_DISCARD(r.skip_reason);
+  if (tally) tally->add(index, c, e);  // the conditions of every judged case
   Verdict v = r.verdict;
   if (v.pass && twin) v = compare_bitwise(twin->run(c, run), r.observed);
   if (!v.pass) RC_FAIL(v.summary());
@@ -48,12 +51,14 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   RunOptions run;
   run.mutant = o.mutant;
-  const Values families[] = {Values::gaussian, Values::gaussian, Values::exact, Values::near_tie};
+  const Values families[] = {Values::gaussian, Values::gaussian, Values::exact, Values::near_tie, Values::ladder, Values::plateau};
   std::vector<std::unique_ptr<Backend>> twins;  // each backend's bitwise twin (traits), or null
   for (Backend* b : backends) twins.push_back(make_bitwise_twin(*b));
   FuzzResult res;
+  if (o.coverage) res.coverage.emplace(backends);
+  coverage::Tally* const tally = res.coverage ? &*res.coverage : nullptr;
   auto done = [&] {
-    return elapsed() >= o.seconds || (o.max_failures > 0 && static_cast<int>(res.failures.size()) >= o.max_failures);
+    return elapsed() >= o.seconds || (o.max_seeds > 0 && res.runs >= o.max_seeds * static_cast<int>(backends.size())) || (o.max_failures > 0 && static_cast<int>(res.failures.size()) >= o.max_failures);
   };
   for (std::uint64_t k = 0; !done(); ++k) {
     const std::uint64_t seed = o.seed + static_cast<std::uint64_t>(o.shard) + k * static_cast<std::uint64_t>(o.shards);
@@ -62,9 +67,9 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
       Backend* const b = backends[i];
       Backend* const twin = twins[i].get();
       gen::Knobs knobs;
-      knobs.values = families[seed % 4];
+      knobs.values = families[seed % std::size(families)];
       const PropertyResult r =
-          run_property("fuzz/" + b->name(), o.cases_per_seed, seed, [&] { fuzz_body(*b, twin, knobs, run); });
+          run_property("fuzz/" + b->name(), o.cases_per_seed, seed, [&] { fuzz_body(*b, twin, knobs, run, tally, i); });
       ++res.runs;
       res.cases += r.cases;
       if (r.status == PropertyResult::Status::gave_up) ++res.gave_up;

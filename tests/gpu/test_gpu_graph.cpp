@@ -94,20 +94,13 @@ struct GraphParam {
 void PrintTo(const GraphParam& p, std::ostream* os) { *os << p.name; }
 
 GenSpec base_spec(const GraphParam& gp) {
-  GenSpec s;
-  s.requests = 6;
-  s.draft_rows = 4;
-  s.prefixes = {128 * 40 - 2, 128 * 17 + 5, 3000, 3200, 700, 128 * 33 + 1};
-  s.Hq = 4;
-  s.Hk = 2;
-  s.D = 128;
-  s.cfg.block_size = 128;
-  s.cfg.topk = 16;
-  s.cfg.init_blocks = 1;
-  s.cfg.local_blocks = 2;
-  s.cfg.score_type = gp.score;
-  s.cfg.k_dtype = gp.k_dtype;
-  s.cfg.k_scale = gp.k_dtype == KDtype::bf16 ? 1.0 : 1.5;
+  GenSpec s = GenSpec{}
+                  .rows(6, 4)
+                  .lengths({128 * 40 - 2, 128 * 17 + 5, 3000, 3200, 700, 128 * 33 + 1})
+                  .heads(4, 2, 128)
+                  .blocks(128, 16, 1, 2)
+                  .score(gp.score)
+                  .k(gp.k_dtype, gp.k_dtype == KDtype::bf16 ? 1.0 : 1.5);
   s.extra_width = 128 * 10;  // room for the lengths to grow past the generated ones
   return s;
 }

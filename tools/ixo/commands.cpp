@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/ranges.h>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -101,6 +103,21 @@ int check_case_with_backends(const Args& a) {
   return pass && judged > 0 ? 0 : 1;
 }
 
+// `ixo fuzz --coverage [--json FILE]`: the table of reachable conditions, and the JSON file.
+void write_coverage(const coverage::Tally& t, const FuzzResult& r, const std::string& json_path) {
+  fmt::print("{}", t.table());
+  const auto never = t.never_hit();
+  if (!never.empty()) fmt::print("never hit: {}\n", fmt::join(never, ", "));
+  if (json_path.empty()) return;
+  nlohmann::json share = nlohmann::json::object();
+  for (const auto& row : t.rows())
+    if (row.reachable) share[row.name] = row.cases ? static_cast<double>(row.hit) / static_cast<double>(row.cases) : 0.0;
+  const nlohmann::json j = {{"coverage", t.counts()}, {"share", share},     {"never_hit", never},
+                            {"cases", t.cases()},     {"runs", r.runs},     {"failures", r.failures}};
+  std::ofstream f(json_path);
+  if (!(f << j.dump(2) << "\n")) throw InputError("--json", "cannot write " + json_path);
+}
+
 }  // namespace
 
 int gen(const std::string& preset_name, std::uint64_t seed, const std::string& out) {
@@ -178,8 +195,10 @@ int fuzz(Args a) {
   }
   if (a.fuzz.shards < 1 || a.fuzz.shard < 0 || a.fuzz.shard >= a.fuzz.shards)
     throw InputError("--shard", "expected 0 <= i < n, got '" + a.shard + "'");
+  if (!a.fuzz_json.empty()) a.fuzz.coverage = true;
   const auto backends = make_backends(a.backends.empty() ? backend_names() : a.backends, a.backend_opt);
   const FuzzResult r = run_fuzz(pointers_of(backends), a.fuzz, [](const std::string& m) { fmt::print("{}\n", m); });
+  if (r.coverage) write_coverage(*r.coverage, r, a.fuzz_json);
   return r.failures.empty() ? 0 : 1;
 }
 

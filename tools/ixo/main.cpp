@@ -5,7 +5,7 @@
 //   ixo check CASE_DIR --topk FILE [--scores F]      judge an outside implementation's files
 //   ixo check CASE_DIR --backend B...                run backends on one case and judge them (regression replay)
 //   ixo check [--backend B]... [--json]              the whole suite: case groups, fixtures, properties
-//   ixo fuzz --seconds N [--backend B]... [--seed S] [--shard i/n] [--out DIR]
+//   ixo fuzz --seconds N [--backend B]... [--seed S] [--shard i/n] [--out DIR] [--coverage] [--json F]
 //   ixo mutate [--backend B]... [--json F]          mutation campaign (kill matrix)
 //   ixo list                                         presets and the backends `ixo run` accepts
 // Exit codes: 0 pass, 1 fail, 2 bad input (the field named), 3 anything else.
@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
   fuzz->add_option("--preset", a.fuzz.presets, "draw only from these presets (repeatable)")->allow_extra_args(false);
   fuzz->add_option("--out", a.fuzz.out_dir, "where shrunk failing cases are written");
   fuzz->add_option("--max-failures", a.fuzz.max_failures, "stop after this many failures (default 0: use the whole budget)");
+  fuzz->add_flag("--coverage", a.fuzz.coverage, "print the boundary conditions the judged cases hit (condition, cases, share)");
+  fuzz->add_option("--json", a.fuzz_json, "write {\"coverage\": {condition: count}, ...} to this file (implies --coverage)");
+  fuzz->add_option("--seeds", a.fuzz.max_seeds, "stop after this many seeds (a fixed run; --seconds still caps it)");
   fuzz->add_option("--mutant", a.fuzz.mutant, "run with a catalogued kernel bug (test builds; shows what a failure looks like)");
 
   ixo::MutateOptions mut_opt;

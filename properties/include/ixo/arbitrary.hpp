@@ -31,6 +31,15 @@ struct Knobs {
   // slot ids, R not a multiple of it), trailing padding / inactive rows that do not fill a
   // group, inactive rows inside requests (GenSpec's fields of the same names).
   bool graph_rows = true;
+  // Boundary dimensions (arbitrary.cpp, docs/NOTES.md "Condition coverage"): long rows
+  // (16384+ blocks, top-k up to 2048), q scales that push lse logits past the fp32 exp2
+  // range, fp8 special codes in K. Wide init windows, topk 1 and the alias -S are always on.
+  bool long_rows = true;
+  bool big_scales = true;
+  bool fp8_specials = true;   // subnormal and +-0 codes
+  // NaN/Inf codes: off until the NaN rule is settled (the kernels keep NaN logits out of the
+  // block max, the oracle makes the block NaN; docs/NOTES.md "Condition coverage").
+  bool fp8_nonfinite = false;
 };
 
 // The whole case description: requests, draft rows, Hq:Hk, D, block size, dtype,

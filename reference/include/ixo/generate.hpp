@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ixo/case.hpp"
@@ -12,6 +13,10 @@ enum class Values : std::uint8_t {
   gaussian,   // q, K ~ N(0,1) rounded to the dtype (K stored as value / k_scale)
   exact,      // tie-free: every block max is a distinct exactly representable value (score max only)
   near_tie,   // block maxima packed into a narrow band
+  ladder,     // every block of a request one of ladder_levels K vectors: block scores take a
+              // few distinct values (narrow ladders, histogram-bin crowding)
+  plateau,    // every token of a request the same K vector: all logits of a row equal,
+              // exact score ties across every block
 };
 
 struct GenSpec {
@@ -40,9 +45,36 @@ struct GenSpec {
   int inactive_rows_in_requests = 0;   // rows of real requests made inactive: length 0 (the slot
                                        // id kept) or a slot id past the table (its group then
                                        // mixes slot ids); random rows, each at most once
+  // Boundary dimensions (docs/NOTES.md "Condition coverage"); off by default, and off they
+  // draw nothing, so older specs give the same cases.
+  int ladder_levels = 4;               // Values::ladder: distinct K vectors (>= 1)
+  bool fp8_specials = false;           // fp8 K: about one token in 8 gets an element replaced by a
+                                       // subnormal or a +-0 code of its format
+  bool fp8_nonfinite = false;          // with fp8_specials: NaN/Inf codes too
+  bool alias_minus_s = false;          // token slot 0 is always stored as its alias -S
+
+  // One builder for the set-up blocks (GenSpec{}.rows(2, 4).heads(2, 1, 64)...).
+  GenSpec& rows(int n_requests, int n_draft_rows) { requests = n_requests; draft_rows = n_draft_rows; return *this; }
+  GenSpec& heads(std::int64_t hq, std::int64_t hk, std::int64_t d) { Hq = hq; Hk = hk; D = d; return *this; }
+  GenSpec& blocks(int block_size, int topk, int init_blocks, int local_blocks) {
+    cfg.block_size = block_size; cfg.topk = topk; cfg.init_blocks = init_blocks; cfg.local_blocks = local_blocks;
+    return *this;
+  }
+  GenSpec& lengths(std::vector<std::int64_t> p) { prefixes = std::move(p); return *this; }
+  GenSpec& up_to(std::int64_t prefix) { max_prefix = prefix; return *this; }
+  GenSpec& k(KDtype t, double k_scale = 1.0) { cfg.k_dtype = t; cfg.k_scale = k_scale; return *this; }
+  GenSpec& score(ScoreType t) { cfg.score_type = t; return *this; }
+  GenSpec& with(Values v) { values = v; return *this; }
+  GenSpec& slots(std::vector<std::int64_t> s) { request_slots = std::move(s); return *this; }
+  GenSpec& pack(int p) { packed_queries = p; return *this; }
 };
 
 Case generate(const GenSpec& spec, std::uint64_t seed);
+const char* values_name(Values v);
+
+// The class of an fp8 code of format t (exponent field 0 and a nonzero mantissa: subnormal).
+enum class Fp8Kind : std::uint8_t { normal, subnormal, zero, nonfinite };
+Fp8Kind fp8_kind(std::uint8_t code, KDtype t);  // "gaussian", "exact", "near_tie", "ladder", "plateau"
 
 // Named presets for `ixo gen` and the default suite.
 std::vector<std::string> preset_names();
@@ -54,11 +86,11 @@ namespace ixo {
 
 // GenSpec <-> JSON (fixtures and fuzz regressions). Keys: requests, draft_rows,
 // prefixes, max_prefix, Hq, Hk, D, config (case.json keys; its packed_queries is ignored),
-// values ("gaussian"|"exact"|"near_tie"), permute_slots, request_slots, permute_tokens,
+// values ("gaussian"|"exact"|"near_tie"|"ladder"|"plateau"), permute_slots, request_slots, permute_tokens,
 // negative_aliases, padding_requests, inactive_requests, extra_width, packed_queries
 // (0 = draft_rows), trailing_padding_rows, trailing_inactive_rows,
-// inactive_rows_in_requests (the GenSpec fields of the same names; all optional, default
-// 0), or "preset": NAME as the base that the other keys override. Unknown keys are errors.
+// inactive_rows_in_requests, ladder_levels, fp8_specials, fp8_nonfinite, alias_minus_s (the GenSpec
+// fields of the same names; all optional, default 0/off), or "preset": NAME as the base that the other keys override. Unknown keys are errors.
 GenSpec spec_from_json(const std::string& text);
 std::string spec_to_json(const GenSpec& s);
 

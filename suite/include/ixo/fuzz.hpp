@@ -4,10 +4,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
+#include "ixo/coverage.hpp"
 
 namespace ixo {
 
@@ -20,6 +22,8 @@ struct FuzzOptions {
   int mutant = 0;                     // test builds: run in-tree backends with this catalogued bug
   std::vector<std::string> presets;   // draw from these presets only (empty: the full generator)
   int max_failures = 0;               // stop after this many failures (0: run the whole budget)
+  int max_seeds = 0;                  // stop after this many seeds (0: only the time budget): fixed runs
+  bool coverage = false;              // tally the boundary conditions the judged cases hit (coverage.hpp)
 };
 
 struct FuzzResult {
@@ -28,6 +32,7 @@ struct FuzzResult {
   int gave_up = 0;                    // runs where the backend declined (almost) every case
   std::vector<std::string> failures;  // shrunk regression directories written
   std::string report;                 // the first failure's report
+  std::optional<coverage::Tally> coverage;  // with FuzzOptions::coverage
 };
 
 // `log` receives one message per failure and a closing summary line.

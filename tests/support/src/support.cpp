@@ -9,20 +9,7 @@ namespace ixo::test {
 namespace {
 
 // Small verify batches: bs 16, topk 4, init 1, local 1, D 64, Hq 2 : Hk 1, 2 requests x 4.
-GenSpec small() {
-  GenSpec s;
-  s.requests = 2;
-  s.draft_rows = 4;
-  s.max_prefix = 300;
-  s.Hq = 2;
-  s.Hk = 1;
-  s.D = 64;
-  s.cfg.block_size = 16;
-  s.cfg.topk = 4;
-  s.cfg.init_blocks = 1;
-  s.cfg.local_blocks = 1;
-  return s;
-}
+GenSpec small() { return GenSpec{}.rows(2, 4).up_to(300).heads(2, 1, 64).blocks(16, 4, 1, 1); }
 
 std::string offset_name(int off) { return off < 0 ? "minus" + std::to_string(-off) : "plus" + std::to_string(off); }
 
@@ -212,28 +199,11 @@ std::vector<NamedCase> build() {
   }
   // M3 shapes: bs 128, top-16, init 0, local 1, D 128, 4 draft rows.
   {
-    GenSpec s;
-    s.requests = 4;
-    s.draft_rows = 4;
-    s.prefixes = {128 * 40 - 2, 128 * 23 - 1, 7777, 128 * 60};
-    s.request_slots = {5, 2, 7, 1};
-    s.cfg.k_dtype = KDtype::e4m3fn;
-    add("m3_km_slots_e4m3fn", s);
-    s = GenSpec{};
-    s.requests = 3;
-    s.Hq = 4;
-    s.Hk = 4;
-    s.prefixes = {128 * 31 - 3, 4321, 128 * 17 - 2};
-    s.cfg.k_dtype = KDtype::e4m3fnuz;
-    s.cfg.k_scale = 0.75;
-    add("m3_hk4_e4m3fnuz", s);
-    s = GenSpec{};
-    s.requests = 2;
-    s.prefixes = {128 * 30 + 126};
+    add("m3_km_slots_e4m3fn",
+        GenSpec{}.rows(4, 4).lengths({128 * 40 - 2, 128 * 23 - 1, 7777, 128 * 60}).slots({5, 2, 7, 1}).k(KDtype::e4m3fn));
+    add("m3_hk4_e4m3fnuz", GenSpec{}.rows(3, 4).heads(4, 4, 128).lengths({128 * 31 - 3, 4321, 128 * 17 - 2}).k(KDtype::e4m3fnuz, 0.75));
+    GenSpec s = GenSpec{}.rows(2, 4).lengths({128 * 30 + 126}).blocks(128, 16, 1, 2).score(ScoreType::lse);
     s.padding_requests = 2;
-    s.cfg.init_blocks = 1;
-    s.cfg.local_blocks = 2;
-    s.cfg.score_type = ScoreType::lse;
     add("m3_init1_local2_lse_padding", s);
   }
   // Real CUDA-graph batches: packed_queries is a launch hint, any batch is valid. Groups
@@ -296,6 +266,34 @@ std::vector<NamedCase> build() {
     s.inactive_rows_in_requests = 1;
     s.cfg.k_dtype = KDtype::e4m3fn;
     add("graph_m3_padded_e4m3fn", s);
+  }
+  // Dispatch thresholds +-1 (kernels/common/indexer_common.hpp, kernels/gpu/launch_plan.hpp,
+  // indexer_kernels.cuh): pack * Hq/Hk around the 16-row tile (packed vs per-row plan); the
+  // chunk count num_kv_chunks(batch * Hk) around 4096 / 2^k (batch 15, 16, 17 at 256
+  // chunks; 2047..2049 at 2 -> 1) with the NB / 16 cap out of the way, and NB around that
+  // cap (31, 32, 33: 1 -> 2 chunks); nb around the top-k kernel's shared-memory key limit
+  // (8192) and the trivial-row shortcut (nb = topk +-1 with topk 2048).
+  for (int p : {15, 16, 17})
+    add("threshold_pack_gqa" + std::to_string(p), GenSpec(small()).rows(2, p).heads(1, 1, 32).blocks(16, 3, 0, 1));
+  for (int rows : {15, 16, 17})
+    add("threshold_chunks256_batch" + std::to_string(rows),
+        GenSpec{}.rows(rows, 1).heads(1, 1, 32).lengths({4096 + 4}).blocks(1, 8, 1, 1).pack(1));
+  for (int rows : {2047, 2048, 2049}) {
+    GenSpec s = GenSpec{}.rows(rows, 1).heads(1, 1, 32).lengths({16 * 33}).blocks(16, 4, 0, 1).pack(1);
+    s.permute_tokens = false;
+    add("threshold_chunks2_batch" + std::to_string(rows), s);
+  }
+  for (int nb : {31, 32, 33}) {
+    GenSpec s = GenSpec{}.rows(1, 1).heads(2, 1, 32).lengths({16 * nb - 1}).blocks(16, 4, 0, 1);
+    s.extra_width = 0;  // NB = nb
+    add("threshold_nb_cap" + std::to_string(nb), s);
+  }
+  for (int nb : {8191, 8192, 8193}) {
+    GenSpec s = GenSpec{}.rows(1, 1).heads(2, 1, 32).lengths({nb - 1}).blocks(1, 64, 0, 1);
+    add("threshold_topk_smem_nb" + std::to_string(nb), s);
+    s.cfg.topk = 2048;
+    s.prefixes = {2048 + (nb - 8192) - 1};  // nb = 2047, 2048, 2049 around topk 2048
+    add("threshold_trivial_topk2048_nb" + std::to_string(nb - 8192 + 2048), s);
   }
   return v;
 }
