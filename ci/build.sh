@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset default >/dev/null
-cmake --build --preset default
+cmake --build --preset default -j "${JOBS:-$(nproc)}"   # the machine's cores (JOBS overrides)

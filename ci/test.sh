@@ -9,4 +9,4 @@ IXO_HIP="${IXO_HIP:-1}" bash ci/install-deps.sh   # hipcc: the HIP compile gate 
 bash ci/build.sh
 logs="$(realpath -m "${IXO_TEST_LOG_DIR:-build}")"
 mkdir -p "$logs"
-ctest --preset default --output-junit "$logs/ctest-junit.xml" "$@" 2>&1 | tee "$logs/ctest.log"
+ctest --preset default -j "${JOBS:-$(nproc)}" --output-junit "$logs/ctest-junit.xml" "$@" 2>&1 | tee "$logs/ctest.log"

@@ -7,6 +7,7 @@
 
 #include "ixo/backend_properties.hpp"
 #include "ixo/case_run.hpp"
+#include "ixo/metamorphic_properties.hpp"
 #include "ixo/oracle.hpp"
 #include "ixo/property_runner.hpp"
 
@@ -82,6 +83,8 @@ const std::vector<SuiteProperty>& suite_properties() {
       {"padding-rows", &props::padding_and_inactive_rows_disturb_nothing, false},
       {"slot-relabel", &props::relabeling_slots_changes_nothing, false},
       {"chunking", &props::chunking_changes_nothing, true},
+      {"batch-invariance", &props::batch_invariance, false},
+      {"repeat-runs", &props::repeat_runs_identical, false},
   };
   return p;
 }
