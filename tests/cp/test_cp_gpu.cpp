@@ -168,7 +168,7 @@ TEST(CudaCp, MutantsKilled) {
   auto be = ixo::make_cuda_cp_backend();
   std::vector<Observed> base;
   for (const auto& c : cases) base.push_back(be->run(c));
-  for (int id = cc::kMutCpContiguousShards; id <= cc::kMutCpKByGroupIndex; ++id) {
+  for (int id = cc::kMutCpContiguousShards; id <= ixo::mutants::cp_k_by_group_index; ++id) {
     RunOptions o;
     o.mutant = id;
     std::int64_t n = 0;
