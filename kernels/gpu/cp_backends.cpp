@@ -9,7 +9,8 @@
 
 #include "cp_plan.hpp"
 #include "gpu/cp_launch.hpp"
-#include "gpu/device_buffer.hpp"
+#include "gpu/case_inputs.hpp"
+#include "gpu/index_args.hpp"
 #include "ixo/error.hpp"
 
 namespace ixo {
@@ -42,47 +43,15 @@ class CudaCp final : public Backend {
         throw InputError("seq_lens", "row " + std::to_string(r) + " exceeds the table width");
     const cp::Plan plan = cp::plan_for(c, allow_pack_, options);
     const int W = plan.world;
-    gpu::CpArgs a;
-    a.R = c.R;
-    a.D = c.D;
-    a.S = c.S;
-    a.rows = c.rows;
-    a.width = c.width;
-    a.NB = c.NB();
-    a.world = W;
-    a.rank_base = 0;
-    a.ranks = W;
-    a.block_size = c.cfg.block_size;
-    a.topk = c.cfg.topk;
-    a.init_blocks = c.cfg.init_blocks;
-    a.local_blocks = c.cfg.local_blocks;
-    a.score_lse = c.cfg.score_type == ScoreType::lse ? 1 : 0;
-    a.k_code = static_cast<int>(c.cfg.k_dtype);
-    a.pack = plan.pack;
-    a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale);
-    a.k_scale = static_cast<float>(c.cfg.k_scale);
+    gpu::CpArgs a = gpu::cp_args(c, W, 0, W, plan.pack);
     a.num_chunks = options.force_num_chunks;
     a.mutant = options.mutant;
-
-    // The simulated all-gather of q: rank h's rows [R, D] stacked into [WORLD, R, D].
-    std::vector<std::uint16_t> qg(static_cast<std::size_t>(W * c.R * c.D));
-    for (int h = 0; h < W; ++h)
-      for (std::int64_t r = 0; r < c.R; ++r)
-        for (std::int64_t d = 0; d < c.D; ++d) qg[(h * c.R + r) * c.D + d] = c.q[(r * c.Hq + h) * c.D + d];
-    gpu::DevBuf<std::uint16_t> q(qg.data(), qg.size());
-    gpu::DevBuf<std::uint8_t> k(c.k_cache.data(), c.k_cache.size());
-    gpu::DevBuf<std::int32_t> r2t(c.req_to_token.data(), c.req_to_token.size());
-    gpu::DevBuf<std::int64_t> slots(c.slot_ids.data(), c.slot_ids.size());
-    gpu::DevBuf<std::int64_t> lens(c.seq_lens.data(), c.seq_lens.size());
+    const gpu::CaseInputs in(c, gpu::gathered_q(c));  // the simulated all-gather of q
+    in.point(a);
     const std::int64_t LOCAL = gpu::cp_local(a);
     gpu::DevBuf<std::uint32_t> cells(gpu::cp_cells_bytes(a, LOCAL) / sizeof(std::uint32_t));
     gpu::DevBuf<std::uint64_t> keys(gpu::cp_keys_bytes(a) / sizeof(std::uint64_t));
     gpu::DevBuf<std::int32_t> out(static_cast<std::size_t>(W * c.R * c.cfg.topk));
-    a.qg = q.p;
-    a.k_cache = k.p;
-    a.req_to_token = r2t.p;
-    a.slot_ids = slots.p;
-    a.seq_lens = lens.p;
     a.cells = cells.p;
     a.keys = keys.p;
     // Poison: every cell and key must be rewritten by the launch.

@@ -184,11 +184,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     ring_issue<D, KC>(ring, it, my_slot, kbase, row_bytes, lane, grp);
   };
 
-#pragma unroll
-  for (int i = 0; i < kNS - 1; ++i) {
-    if (i < total) issue(i, load_slot(i));
-    cp_async_commit();
-  }
+  ring_start<D, KC>(total, [&](int i) { issue(i, load_slot(i)); });
   std::int64_t slot_next = load_slot(kNS - 1);
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
@@ -196,10 +192,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   state_reset(st1);
 
   for (std::int64_t it = 0; it < total; ++it) {
-    cp_async_wait<kNS - 2>();
-    ring_drain<D, KC>(ring, it, kfrag, lane);
-    if (it + kNS - 1 < total) issue(it + kNS - 1, slot_next);
-    cp_async_commit();
+    ring_step<D, KC>(ring, it, total, kfrag, lane, [&](std::int64_t j) { issue(j, slot_next); });
     slot_next = load_slot(it + kNS);
 
     int off0;

@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/indexer_common.hpp"
+#include "indexer_common.hpp"
+#include "gpu/case_inputs.hpp"
 #include "gpu/indexer_launch.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/index_args.hpp"
 #include "ixo/error.hpp"
 
@@ -38,19 +38,11 @@ class CudaBackend final : public Backend {
     a.num_chunks = options.force_num_chunks;
     a.mutant = options.mutant;
 
-    gpu::DevBuf<std::uint16_t> q(c.q.data(), c.q.size());
-    gpu::DevBuf<std::uint8_t> k(c.k_cache.data(), c.k_cache.size());
-    gpu::DevBuf<std::int32_t> r2t(c.req_to_token.data(), c.req_to_token.size());
-    gpu::DevBuf<std::int64_t> slots(c.slot_ids.data(), c.slot_ids.size());
-    gpu::DevBuf<std::int64_t> lens(c.seq_lens.data(), c.seq_lens.size());
+    const gpu::CaseInputs in(c, c.q);
+    in.point(a);
     const std::size_t ncells = static_cast<std::size_t>(c.Hq * c.R * NB);
     gpu::DevBuf<float> scores(ncells);
     gpu::DevBuf<std::int32_t> topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk));
-    a.q = q.p;
-    a.k_cache = k.p;
-    a.req_to_token = r2t.p;
-    a.slot_ids = slots.p;
-    a.seq_lens = lens.p;
     a.scores = scores.p;
     a.topk_idx = topk.p;
 

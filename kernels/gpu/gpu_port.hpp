@@ -10,17 +10,7 @@ using gpuError_t = hipError_t;
 using gpuStream_t = hipStream_t;
 #define gpuSuccess hipSuccess
 #define gpuGetLastError hipGetLastError
-#define gpuPeekAtLastError hipPeekAtLastError
 #define gpuGetErrorString hipGetErrorString
-#define gpuGetDeviceCount hipGetDeviceCount
-#define gpuMalloc hipMalloc
-#define gpuFree hipFree
-#define gpuMemcpy hipMemcpy
-#define gpuMemcpyAsync hipMemcpyAsync
-#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
-#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
-#define gpuStreamSynchronize hipStreamSynchronize
-#define gpuDeviceSynchronize hipDeviceSynchronize
 #define IXO_WARP_SIZE 64
 #define IXO_SHFL_UP(v, d) __shfl_up((v), (d))
 #define gpuErrorInvalidValueCode hipErrorInvalidValue
@@ -31,17 +21,7 @@ using gpuError_t = cudaError_t;
 using gpuStream_t = cudaStream_t;
 #define gpuSuccess cudaSuccess
 #define gpuGetLastError cudaGetLastError
-#define gpuPeekAtLastError cudaPeekAtLastError
 #define gpuGetErrorString cudaGetErrorString
-#define gpuGetDeviceCount cudaGetDeviceCount
-#define gpuMalloc cudaMalloc
-#define gpuFree cudaFree
-#define gpuMemcpy cudaMemcpy
-#define gpuMemcpyAsync cudaMemcpyAsync
-#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
-#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
-#define gpuStreamSynchronize cudaStreamSynchronize
-#define gpuDeviceSynchronize cudaDeviceSynchronize
 #define IXO_WARP_SIZE 32
 #define IXO_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define gpuErrorInvalidValueCode cudaErrorInvalidValue

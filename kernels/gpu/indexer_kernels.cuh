@@ -183,11 +183,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     ring_issue<D, KC>(ring, it, my_slot, kbase, row_bytes, lane, grp);
   };
 
-#pragma unroll
-  for (int i = 0; i < kNS - 1; ++i) {
-    if (i < total) issue(i, to_slot(i, load_r2t(i)));
-    cp_async_commit();
-  }
+  ring_start<D, KC>(total, [&](int i) { issue(i, to_slot(i, load_r2t(i))); });
   std::int32_t r2t_ahead[kSlotAhead];  // entries of sub-tiles it + kNS - 1 + i
 #pragma unroll
   for (int i = 0; i < kSlotAhead; ++i) r2t_ahead[i] = load_r2t(kNS - 1 + i);
@@ -197,10 +193,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   state_reset(st1);
 
   for (std::int64_t it = 0; it < total; ++it) {
-    cp_async_wait<kNS - 2>();
-    ring_drain<D, KC>(ring, it, kfrag, lane);
-    if (it + kNS - 1 < total) issue(it + kNS - 1, to_slot(it + kNS - 1, r2t_ahead[0]));
-    cp_async_commit();
+    ring_step<D, KC>(ring, it, total, kfrag, lane, [&](std::int64_t j) { issue(j, to_slot(j, r2t_ahead[0])); });
 #pragma unroll
     for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
     r2t_ahead[kSlotAhead - 1] = load_r2t(it + kNS - 1 + kSlotAhead);

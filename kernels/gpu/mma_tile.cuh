@@ -164,6 +164,29 @@ __device__ __forceinline__ void ring_drain(const uint4* ring, std::int64_t it, u
     for (int l = 0; l < kNL; ++l) kf[j][l] = st[(j * kNL + l) * 32 + lane];
 }
 
+// The warp's copy pipeline over its `total` sub-tiles (native and CP score tiles). Start:
+// issue sub-tiles 0 .. kStages - 2, one commit group each (empty past `total`).
+// issue(i) issues sub-tile i (i an int, as in the loop this replaced: same code).
+template <int D, int KC, class Issue>
+__device__ __forceinline__ void ring_start(std::int64_t total, Issue&& issue) {
+#pragma unroll
+  for (int i = 0; i < MmaCfg<D, KC>::kStages - 1; ++i) {
+    if (i < total) issue(i);
+    cp_async_commit();
+  }
+}
+// Step `it`: wait for sub-tile it, read this lane's pieces of it into kf, then issue sub-tile
+// it + kStages - 1 (if any) into the stage just freed.
+template <int D, int KC, class Issue>
+__device__ __forceinline__ void ring_step(const uint4* ring, std::int64_t it, std::int64_t total,
+                                          uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane, Issue&& issue) {
+  constexpr int kNS = MmaCfg<D, KC>::kStages;
+  cp_async_wait<kNS - 2>();
+  ring_drain<D, KC>(ring, it, kf, lane);
+  if (it + kNS - 1 < total) issue(it + kNS - 1);
+  cp_async_commit();
+}
+
 // What the logits of a sub-tile need besides the fragments: where the sub-tile starts
 // (token t0 at offset off0 of its block), the block size, the logit multiplier, the lengths
 // rows grp / grp + 8 are masked with, the fp8 table (use_lut: even where the hardware

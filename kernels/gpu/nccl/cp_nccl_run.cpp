@@ -25,27 +25,23 @@
 
 #include "cp_common.hpp"
 #include "gpu/cp_launch.hpp"
+#include "gpu/index_args.hpp"
 #include "ixo/case.hpp"
 #include "ixo/generate.hpp"
 
 namespace {
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    const cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "rank %d: %s: %s\n", g_rank, #x, cudaGetErrorString(e_));           \
-      return 1;                                                                                \
-    }                                                                                          \
+// Check a CUDA (CK) or NCCL (NK) call; on failure print it with this rank and return 1.
+#define IXO_RANK_CHECK(type, ok, to_string, x)                                    \
+  do {                                                                            \
+    const type e_ = (x);                                                          \
+    if (e_ != ok) {                                                               \
+      std::fprintf(stderr, "rank %d: %s: %s\n", g_rank, #x, to_string(e_));      \
+      return 1;                                                                   \
+    }                                                                             \
   } while (0)
-#define NK(x)                                                                                  \
-  do {                                                                                         \
-    const ncclResult_t r_ = (x);                                                               \
-    if (r_ != ncclSuccess) {                                                                   \
-      std::fprintf(stderr, "rank %d: %s: %s\n", g_rank, #x, ncclGetErrorString(r_));           \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
+#define CK(x) IXO_RANK_CHECK(cudaError_t, cudaSuccess, cudaGetErrorString, x)
+#define NK(x) IXO_RANK_CHECK(ncclResult_t, ncclSuccess, ncclGetErrorString, x)
 
 int g_rank = -1;
 
@@ -97,25 +93,7 @@ int rank_main(int rank, int world, const ixo::Case& c, const std::string& name, 
   std::vector<std::uint16_t> qloc(static_cast<std::size_t>(R * D));
   for (std::int64_t r = 0; r < R; ++r)
     std::memcpy(&qloc[r * D], &c.q[(r * c.Hq + rank) * D], D * sizeof(std::uint16_t));
-  ixo::gpu::CpArgs a;
-  a.R = R;
-  a.D = D;
-  a.S = c.S;
-  a.rows = c.rows;
-  a.width = c.width;
-  a.NB = c.NB();
-  a.world = world;
-  a.rank_base = rank;
-  a.ranks = 1;
-  a.block_size = c.cfg.block_size;
-  a.topk = c.cfg.topk;
-  a.init_blocks = c.cfg.init_blocks;
-  a.local_blocks = c.cfg.local_blocks;
-  a.score_lse = c.cfg.score_type == ixo::ScoreType::lse;
-  a.k_code = static_cast<int>(c.cfg.k_dtype);
-  a.pack = pack;
-  a.sm_q_scale = static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale);
-  a.k_scale = static_cast<float>(c.cfg.k_scale);
+  ixo::gpu::CpArgs a = ixo::gpu::cp_args(c, world, rank, 1, pack);
   const std::int64_t LOCAL = ixo::gpu::cp_local(a);
   const std::size_t nkeys = static_cast<std::size_t>(world) * R * a.topk;
 
