@@ -3,6 +3,7 @@
 // Each case: packed CP == per-row CP bit for bit, ids == cuda-rows ids, vs the oracle.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,10 @@ std::vector<Local0> cases() {
                              .blocks(16, 3, st == ixo::ScoreType::max ? 1 : 0, 0)
                              .score(st)
                              .k(world == 4 ? ixo::KDtype::e4m3fn : ixo::KDtype::bf16, world == 4 ? 0.75 : 1.0);
-        v.push_back({"w" + std::to_string(world) + "_p" + std::to_string(P) + "_" + std::string(ixo::to_string(st)), s});
+        // Built with a stream: GCC 12 -O2 reports a false -Wrestrict on chained string +.
+        std::ostringstream name;
+        name << "w" << world << "_p" << P << "_" << ixo::to_string(st);
+        v.push_back({name.str(), s});
       }
     }
   return v;
