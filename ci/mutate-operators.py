@@ -1,12 +1,16 @@
 #!/usr/bin/python3
-"""Automatic operator mutator for kernels/common/indexer_common.hpp (a report, not a gate).
+"""Automatic operator mutator for the kernel formulas (a report, not a gate).
+
+Files (--files, default all): kernels/common/indexer_common.hpp, plans.hpp, cp_common.hpp,
+cp_plan.hpp and kernels/cpu/*.cpp (the CPU twin and the CP twin). --max N takes an even
+spread of N mutants from EACH file (0: all); mutants are numbered over the files in order.
 
 Generates operator mutants of the shared formulas -- relational flips (< <= > >= == !=),
 arithmetic flips (+ - * /), +-1 on integer constants and bounds, swapped call arguments --
 builds each one in a scratch copy of the tree (CPU only, target `ixo`, one incremental build
 directory: the header is mutated, rebuilt, run, then restored) and runs
 
-    ixo mutate --no-mutants --backend cpu-rows --backend cpu-packed
+    ixo mutate --no-mutants --backend cpu-rows --backend cpu-packed --backend cpu-cp
 
 A nonzero exit (or a timeout / crash) kills the mutant; a mutant that does not compile is
 'stillborn' (neither killed nor surviving). Lines that hold IXO_MUTANT switches, comments and
@@ -25,7 +29,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGET = "kernels/common/indexer_common.hpp"
+TARGETS = ["kernels/common/indexer_common.hpp", "kernels/common/plans.hpp", "kernels/common/cp_common.hpp",
+           "kernels/common/cp_plan.hpp", "kernels/cpu/cpu_twin.cpp", "kernels/cpu/cp_twin.cpp"]
 
 
 def code_part(line):
@@ -179,10 +184,24 @@ def pick(muts, n):
     chosen = []
     for k, v in by_kind.items():
         s = min(share[k], len(v))
+        if s <= 0:
+            continue
         step = len(v) / s
         chosen += [v[int(j * step)] for j in range(s)]
     chosen.sort(key=lambda m: (m["line"], m["col"], m["repl"]))
     return chosen
+
+
+def file_scores(results):
+    """Score per file: killed / (killed + survived); stillborn mutants count for neither."""
+    out = []
+    for fn in dict.fromkeys(m["file"] for m in results):
+        ms = [m for m in results if m["file"] == fn]
+        k = sum(m["status"] == "killed" for m in ms)
+        s = sum(m["status"] == "SURVIVED" for m in ms)
+        out.append({"file": fn, "mutants": len(ms), "killed": k, "survived": s, "stillborn": len(ms) - k - s,
+                    "score": 100.0 * k / (k + s) if k + s else 0.0})
+    return out
 
 
 def sh(cmd, cwd, timeout=None, log=None):
@@ -201,7 +220,8 @@ def sh(cmd, cwd, timeout=None, log=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--max", type=int, default=60, help="mutants to run (0: all generated)")
+    ap.add_argument("--max", type=int, default=16, help="mutants per file (0: all generated)")
+    ap.add_argument("--files", nargs="*", default=TARGETS, help="files to mutate (repository paths)")
     ap.add_argument("--scratch", default="/tmp/ixo-opmut")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "mutation-operators.md"))
     ap.add_argument("--json", default=None)
@@ -212,14 +232,18 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
 
-    src_lines = open(os.path.join(ROOT, TARGET)).read().split("\n")
-    muts = pick(generate(src_lines), a.max)
+    sources = {f: open(os.path.join(ROOT, f)).read().split("\n") for f in a.files}
+    muts = []
+    for f in a.files:
+        for m in pick(generate(sources[f]), a.max):
+            m["file"] = f
+            muts.append(m)
     for n, m in enumerate(muts, 1):
         m["n"] = n
-        m["code"] = src_lines[m["line"] - 1].strip()
+        m["code"] = sources[m["file"]][m["line"] - 1].strip()
     if a.list:
         for m in muts:
-            print(f"{m['n']:3} {m['kind']:<10} L{m['line']:<4} {m['orig']!r} -> {m['repl']!r}: {src_lines[m['line'] - 1].strip()}")
+            print(f"{m['n']:3} {m['file']:<34} {m['kind']:<10} L{m['line']:<4} {m['orig']!r} -> {m['repl']!r}: {m['code']}")
         return 0
     if a.only:
         muts = [m for m in muts if m["n"] in a.only]
@@ -237,10 +261,11 @@ def main():
         os.makedirs(os.path.dirname(d), exist_ok=True)
         if not os.path.exists(d) or open(os.path.join(ROOT, f), "rb").read() != open(d, "rb").read():
             shutil.copy2(os.path.join(ROOT, f), d)
-    target = os.path.join(src, TARGET)
-    pristine = "\n".join(src_lines)
-    with open(target, "w") as f:
-        f.write(pristine)
+    def restore_all():
+        for fn, lines in sources.items():
+            with open(os.path.join(src, fn), "w") as f:
+                f.write("\n".join(lines))
+    restore_all()
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
         rc, out, _ = sh(["cmake", "-S", src, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DIXO_CUDA=OFF",
                          "-DIXO_WERROR=OFF"], ROOT, log=log)
@@ -249,7 +274,7 @@ def main():
             return 2
     build_cmd = ["cmake", "--build", build, "-j", str(a.jobs), "--target", "ixo"]
     ixo = os.path.join(build, "tools", "ixo", "ixo")
-    run_cmd = [ixo, "mutate", "--no-mutants", "--backend", "cpu-rows", "--backend", "cpu-packed",
+    run_cmd = [ixo, "mutate", "--no-mutants", "--backend", "cpu-rows", "--backend", "cpu-packed", "--backend", "cpu-cp",
                "--property-cases", str(a.property_cases)]
     rc, out, t = sh(build_cmd, ROOT, log=log)
     if rc != 0:
@@ -266,7 +291,8 @@ def main():
     t_all = time.time()
     try:
         for m in muts:
-            mutated = "\n".join(apply(src_lines, m))
+            target = os.path.join(src, m["file"])
+            mutated = "\n".join(apply(sources[m["file"]], m))
             with open(target, "w") as f:
                 f.write(mutated)
             rc, out, tb = sh(build_cmd, ROOT, log=log)
@@ -285,12 +311,13 @@ def main():
                     elif rc not in (1, "timeout"):
                         by = f"crash (exit {rc})"
                     m.update(status="killed", by=by)
-            print(f"{m['n']:3} {m['kind']:<10} L{m['line']:<4} {m['orig']} -> {m['repl']:<12} {m['status']:<9} "
+            with open(target, "w") as f:
+                f.write("\n".join(sources[m["file"]]))
+            print(f"{m['n']:3} {os.path.basename(m['file']):<20} {m['kind']:<10} L{m['line']:<4} {m['orig']} -> {m['repl']:<12} {m['status']:<9} "
                   f"{m['by']:<34} build {m['build_s']:5.1f} s run {m['run_s']:5.1f} s", flush=True)
             results.append(m)
     finally:
-        with open(target, "w") as f:
-            f.write(pristine)
+        restore_all()
     total = time.time() - t_all
     killed = sum(m["status"] == "killed" for m in results)
     surv = [m for m in results if m["status"] == "SURVIVED"]
@@ -299,19 +326,27 @@ def main():
     summary = (f"{len(results)} mutants: {killed} killed, {len(surv)} survived, {still} stillborn; "
                f"score {100.0 * killed / viable if viable else 0:.1f} % of {viable} viable; {total / 60:.1f} min")
     print(summary)
-    lines = ["| # | kind | line | mutation | code | result | killed by | build s | run s |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    per_file = file_scores(results)
+    for row in per_file:
+        print(f"  {row['file']:<36} {row['killed']:3} killed {row['survived']:3} survived {row['stillborn']:2} stillborn  "
+              f"{row['score']:5.1f} %")
+    lines = ["| file | mutants | killed | survived | stillborn | score |", "|---|---|---|---|---|---|"]
+    for row in per_file:
+        lines.append(f"| `{row['file']}` | {row['mutants']} | {row['killed']} | {row['survived']} | {row['stillborn']} | "
+                     f"{row['score']:.1f} % |")
+    lines += ["", "| # | file | kind | line | mutation | code | result | killed by | build s | run s |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for m in results:
-        code = src_lines[m["line"] - 1].strip().replace("|", "\\|")
+        code = m["code"].replace("|", "\\|")
         if len(code) > 70:
             code = code[:67] + "..."
-        lines.append(f"| {m['n']} | {m['kind']} | {m['line']} | `{m['orig']}` → `{m['repl']}` | `{code}` | "
-                     f"{m['status']} | {m['by']} | {m['build_s']} | {m['run_s']} |")
+        lines.append(f"| {m['n']} | {os.path.basename(m['file'])} | {m['kind']} | {m['line']} | `{m['orig']}` → `{m['repl']}` | "
+                     f"`{code}` | {m['status']} | {m['by']} | {m['build_s']} | {m['run_s']} |")
     with open(a.out, "w") as f:
         f.write("<!-- generated by ci/mutate-operators.py -->\n" + summary + "\n\n" + "\n".join(lines) + "\n")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"summary": summary, "mutants": results}, f, indent=1)
+            json.dump({"summary": summary, "files": per_file, "mutants": results}, f, indent=1)
     return 0
 
 

@@ -49,11 +49,23 @@ def matrix(j):
 
 
 def ops(j):
-    out = [j["summary"], "", "| # | kind | line | mutation | code | result | killed by | build s | run s |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    """Operator-mutant report; with per-file results (`files`, ci/mutate-operators.py over
+    several files) a score table per file comes first and each row names its file."""
+    out = [j["summary"], ""]
+    files = j.get("files")
+    if files:
+        out += ["| file | mutants | killed | survived | stillborn | score |", "|---|---|---|---|---|---|"]
+        for f in files:
+            out.append(f"| `{f['file']}` | {f['mutants']} | {f['killed']} | {f['survived']} | {f['stillborn']} | "
+                       f"{f['score']:.1f} % |")
+        out.append("")
+    fcol = "file | " if files else ""
+    out += [f"| # | {fcol}kind | line | mutation | code | result | killed by | build s | run s |",
+            "|---|" + ("---|" if files else "") + "---|---|---|---|---|---|---|---|"]
     for m in j["mutants"]:
         code = esc(m.get("code", ""))
-        out.append(f"| {m['n']} | {m['kind']} | {m['line']} | `{esc(m['orig'])}` → `{esc(m['repl'])}` | `{code}` | "
+        fv = f"{os.path.basename(m['file'])} | " if files else ""
+        out.append(f"| {m['n']} | {fv}{m['kind']} | {m['line']} | `{esc(m['orig'])}` → `{esc(m['repl'])}` | `{code}` | "
                    f"{m['status']} | {esc(m['by'])} | {m['build_s']} | {m['run_s']} |")
     return out
 
@@ -71,6 +83,8 @@ def main():
     ap.add_argument("--cpu", required=True)
     ap.add_argument("--gpu")
     ap.add_argument("--ops")
+    ap.add_argument("--ops-block", default="operator-mutants",
+                    help="document block the --ops report goes to (operator-files: the multi-file run)")
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "mutation.md"))
     a = ap.parse_args()
     doc = open(a.doc).read() if os.path.exists(a.doc) else "# Mutation testing\n"
@@ -80,7 +94,7 @@ def main():
     if a.gpu:
         doc = splice(doc, "gpu-matrix", matrix(json.load(open(a.gpu))))
     if a.ops:
-        doc = splice(doc, "operator-mutants", ops(json.load(open(a.ops))))
+        doc = splice(doc, a.ops_block, ops(json.load(open(a.ops))))
     open(a.doc, "w").write(doc)
     return 0
 

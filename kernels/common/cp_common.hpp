@@ -66,6 +66,7 @@ IXO_HD std::int64_t local_end(std::int64_t nb, int rank, int world, std::int64_t
     e = nb - static_cast<std::int64_t>(rank) * LOCAL;
   } else {
     e = nb > rank ? ceil_div(nb - rank, world) : 0;
+    if (IXO_MUTANT(mutant, mutants::cp_shard_end_floor)) e = nb > rank ? (nb - rank) / world : 0;
   }
   if (e < 0) e = 0;
   return e < LOCAL ? e : LOCAL;
@@ -128,6 +129,7 @@ IXO_HD bool cell_scored(const RowFacts& f, const GroupPlan& gp, std::int64_t b, 
 // also keeps 0: never scored, never forced).
 IXO_HD std::uint32_t cell_default(const RowFacts& f, const GroupPlan& gp, std::int64_t b, std::int64_t NB, int mutant) {
   const bool valid = f.active && b < row_nb(f, gp, mutant) && b < NB;
+  if (IXO_MUTANT(mutant, mutants::cp_trivial_cells_invalid)) return 0u;
   return (valid && !f.writes) ? cell_ord(0.0f) : 0u;
 }
 // Value of a scored cell from its block score (forcing with the row's nb).

@@ -62,7 +62,12 @@ IXO_HD std::int64_t k_table_row(std::int64_t sid, std::int64_t row_index, std::i
 }
 
 // Rows with nb <= topk select 0..nb-1 without reading scores; the scorers skip them.
-IXO_HD bool trivial_row(std::int64_t nb, int topk) { return nb <= topk; }
+// (shortcut_strict_less: the shortcut taken only for nb < topk, a row with nb == topk is
+// scored and ranked.)
+IXO_HD bool trivial_row(std::int64_t nb, int topk, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::shortcut_strict_less)) return nb < topk;
+  return nb <= topk;
+}
 
 // Tile row i of a packed tile -> (draft row, head); rows past pack*hq are idle.
 struct TileRow {
@@ -137,7 +142,7 @@ IXO_HD ProgramTiles program_tiles(const std::int64_t* slot_ids, std::int64_t x, 
 
 // Blocks [*b0, *b1) owned by chunk c of `chunks` for a row (or group) with nb blocks.
 IXO_HD void chunk_blocks(std::int64_t nb, int chunks, int c, std::int64_t* b0, std::int64_t* b1, int mutant = 0) {
-  const std::int64_t cs = ceil_div(nb, chunks);
+  const std::int64_t cs = IXO_MUTANT(mutant, mutants::chunk_floor_division) ? nb / chunks : ceil_div(nb, chunks);
   std::int64_t s = static_cast<std::int64_t>(c) * cs;
   std::int64_t e = s + cs;
   if (IXO_MUTANT(mutant, mutants::chunk_last_block_dropped)) e = s + cs - 1;
@@ -155,6 +160,7 @@ IXO_HD float forced_score(float score, std::int64_t b, std::int64_t nb, int init
   if (local_start < 0) local_start = 0;
   if (IXO_MUTANT(mutant, mutants::init_over_local) && b < init_blocks) return kInitForce;
   if (b >= local_start && b < nb) return kLocalForce;
+  if (IXO_MUTANT(mutant, mutants::init_wider_than_row_dropped) && init_blocks > nb) return score;
   if (b < init_blocks) return kInitForce;
   return score;
 }
@@ -180,9 +186,11 @@ IXO_HD float fp8_to_float(std::uint8_t c, int code, int mutant = 0) {
   if (code == kE5m2) {
     const int e = (c >> 2) & 31, m = c & 3;
     if (e == 31) return m == 0 ? sign * INFINITY : NAN;
+    if (IXO_MUTANT(mutant, mutants::e5m2_subnormal_flushed) && e == 0) return sign * 0.0f;
     return e == 0 ? sign * ldexpf(static_cast<float>(m), -16) : sign * ldexpf(static_cast<float>(4 + m), e - 17);
   }
   const int e = (c >> 3) & 15, m = c & 7;
+  if (IXO_MUTANT(mutant, mutants::e4m3_subnormal_flushed) && e == 0) return sign * 0.0f;  // e4m3fn and fnuz
   if (code == kE4m3fnuz) {
     if (c == 0x80) return NAN;
     return e == 0 ? sign * ldexpf(static_cast<float>(m), -10) : sign * ldexpf(static_cast<float>(8 + m), e - 11);
@@ -278,8 +286,15 @@ IXO_HD float lse_exp(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutant
 IXO_HD float lse_log(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? logf(x) : log2f(x); }
 // Block lse, log2 units: m + log2(sum_t exp2(s_t - m)) with m the block max and the sum in
 // token order; a fully masked block (m = -inf) scores -inf.
-IXO_HD float lse_term(float s, float m, int mutant = 0) { return lse_exp(s - m, mutant); }
-IXO_HD float lse_finish(float m, float sum, int mutant = 0) { return m == -INFINITY ? -INFINITY : m + lse_log(sum, mutant); }
+// (lse_no_max_subtraction: sum_t exp2(s_t), then log2, no max taken out: exp2 overflows to
+// inf for s > 128 and underflows to 0 for s < -149.)
+IXO_HD float lse_term(float s, float m, int mutant = 0) {
+  return lse_exp(IXO_MUTANT(mutant, mutants::lse_no_max_subtraction) ? s : s - m, mutant);
+}
+IXO_HD float lse_finish(float m, float sum, int mutant = 0) {
+  if (m == -INFINITY) return -INFINITY;
+  return IXO_MUTANT(mutant, mutants::lse_no_max_subtraction) ? lse_log(sum, mutant) : m + lse_log(sum, mutant);
+}
 
 // Block score over n logits s[0], s[stride], ... (n may be 0: -inf), max or lse.
 IXO_HD float block_score(const float* s, int n, int stride, bool lse, int mutant = 0) {
@@ -296,7 +311,7 @@ IXO_HD float block_score(const float* s, int n, int stride, bool lse, int mutant
 // It then writes exactly the columns [0, nb), each once.
 IXO_HD bool row_writes_scores(std::int64_t table_row_or_neg, std::int64_t nb, int topk, int mutant = 0) {
   if (IXO_MUTANT(mutant, mutants::trivial_rows_scored)) return table_row_or_neg >= 0 && nb > 0;
-  return table_row_or_neg >= 0 && !trivial_row(nb, topk);
+  return table_row_or_neg >= 0 && !trivial_row(nb, topk, mutant);
 }
 
 // Cell (h, r, b) of a [Hq, R, NB] score buffer (and the start of topk row (h, r) with NB = topk).

@@ -71,7 +71,7 @@ IXO_HD RowFacts row_facts(const RowInputs& in, std::int64_t r, int mutant = 0) {
   RowFacts f;
   f.L = L;
   f.active = sid >= 0;
-  f.nb = f.active ? num_blocks(L, in.bs) : 0;
+  f.nb = f.active ? num_blocks(L, in.bs) : (IXO_MUTANT(mutant, mutants::padding_rows_select_block0) ? 1 : 0);
   f.writes = row_writes_scores(sid, f.nb, in.topk, mutant);
   return f;
 }
@@ -163,11 +163,12 @@ struct TopkPlan {
 IXO_HD TopkPlan topk_plan(const RowInputs& in, std::int64_t r, std::int64_t NB, int mutant = 0) {
   TopkPlan t;
   t.nb = row_facts(in, r, mutant).nb;
-  const bool trivial = trivial_row(t.nb, in.topk);
+  const bool trivial = trivial_row(t.nb, in.topk, mutant);
   // trivial_rows_not_shortcut: a trivial row is ranked over its whole buffer row (NB).
   t.shortcut = trivial && !(IXO_MUTANT(mutant, mutants::trivial_rows_not_shortcut) && t.nb > 0);
   t.n = trivial ? NB : (t.nb < NB ? t.nb : NB);
   t.k = t.n < in.topk ? static_cast<int>(t.n) : in.topk;
+  if (IXO_MUTANT(mutant, mutants::topk_capped_512) && t.k > 512) t.k = 512;  // a 512-id selection buffer
   // topk_one_short: keeps k - 1 and appends block 0 (topk_tail_id).
   t.kept = IXO_MUTANT(mutant, mutants::topk_one_short) ? t.k - 1 : t.k;
   return t;

@@ -152,10 +152,29 @@ void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std
   }
   const std::int64_t n = t.n;
   const int kept = t.kept;
-  keys.resize(n);
+  // topk_scratch_stale: the per-thread key buffer only grows, and the whole buffer is ranked:
+  // keys left by a longer row of the same thread compete (batch-dependent state).
+  if (!IXO_MUTANT(a.mutant, mutants::topk_scratch_stale) || keys.size() < static_cast<std::size_t>(n)) keys.resize(n);
   const float* row = a.scores + cm::score_index(h, r, 0, c.R, a.NB);
   for (std::int64_t b = 0; b < n; ++b) keys[b] = cm::topk_key(row[b], static_cast<std::int32_t>(b), a.mutant);
-  if (kept > 0) std::nth_element(keys.begin(), keys.begin() + (kept - 1), keys.end(), std::greater<>());
+  if (IXO_MUTANT(a.mutant, mutants::topk1_argmax_last) && kept == 1) {  // argmax with >=: the last of tied maxima
+    std::int64_t best = 0;
+    for (std::int64_t b = 1; b < n; ++b) best = (keys[b] >> 32) >= (keys[best] >> 32) ? b : best;
+    keys[0] = keys[best];
+  } else if (IXO_MUTANT(a.mutant, mutants::topk_candidates_capped) && kept > 0) {
+    // A candidate buffer of 4096 ids, filled in id order with every block scoring at least the
+    // k-th score: when more blocks than that tie with the k-th, later (better) blocks are lost.
+    std::vector<std::uint64_t> sorted(keys.begin(), keys.begin() + n);
+    std::nth_element(sorted.begin(), sorted.begin() + (kept - 1), sorted.end(), std::greater<>());
+    const std::uint64_t thr = sorted[kept - 1] >> 32;
+    const std::size_t cap = std::max<std::size_t>(4096, static_cast<std::size_t>(kept));
+    std::size_t m = 0;
+    for (std::int64_t b = 0; b < n && m < cap; ++b)
+      if ((keys[b] >> 32) >= thr) keys[m++] = keys[b];
+    keys.resize(m);
+  }
+  if (kept > 0 && !(IXO_MUTANT(a.mutant, mutants::topk1_argmax_last) && kept == 1))
+    std::nth_element(keys.begin(), keys.begin() + (kept - 1), keys.end(), std::greater<>());
   for (int i = 0; i < kept; ++i) out[i] = cm::topk_key_id(keys[i], a.mutant);
   if (IXO_MUTANT(a.mutant, mutants::ids_unsorted))
     std::sort(out, out + kept, std::greater<>());  // descending instead of ascending
@@ -241,6 +260,8 @@ Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
   const bool use_pack = packed && cm::packed_plan_fits(P, c.Hq, p.hk);
   p.pack = use_pack ? P : 1;
   p.groups = cm::packed_batch(c.R, p.pack);
+  // packed_trailing_rows_dropped: the row axis sized R / P, the trailing R % P rows never scored.
+  if (IXO_MUTANT(options.mutant, mutants::packed_trailing_rows_dropped) && p.pack > 1) p.groups = c.R / p.pack;
   p.chunks = cm::score_chunks(p.groups, p.hk, c.NB(), options.force_num_chunks);  // the GPU's chunk plan
   return p;
 }
