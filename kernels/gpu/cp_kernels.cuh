@@ -29,6 +29,20 @@ using namespace ixo::gpu::detail;  // the shared device pieces
 // selector so their native switches fold away at compile time, as before they were shared
 // (passing p.mutant cost the CP MMA kernel 8-16 % on the H200, 2026-12-01).
 constexpr int kNativeMutantsOff = 0;
+// The same holds for the shared plans (plans.hpp), which hold native switches besides the CP
+// ones: row_plan has only native switches (it gets kNativeMutantsOff); group_plan also holds
+// the CP mutants 604 / 606 and gets each of them as a constant (cp_group_plan), so no
+// native switch survives. A runtime selector there kept every native switch (compares,
+// 64-bit modulo paths) in the per-CTA setup, which is most of the work with one shard cell
+// per CTA (packed score +12 %, H200).
+__device__ __forceinline__ cm::GroupPlan cp_group_plan(const cm::RowInputs& in, std::int64_t first, int pack,
+                                                       int mutant) {
+  if (IXO_MUTANT(mutant, ixo::mutants::cp_group_shortest))
+    return cm::group_plan(in, first, pack, ixo::mutants::cp_group_shortest);
+  if (IXO_MUTANT(mutant, ixo::mutants::cp_k_by_group_index))
+    return cm::group_plan(in, first, pack, ixo::mutants::cp_k_by_group_index);
+  return cm::group_plan(in, first, pack, kNativeMutantsOff);
+}
 
 constexpr int kCandThreads = 128;
 constexpr int kMergeThreads = 256;
@@ -73,7 +87,7 @@ struct CpRowS {
 __device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t first, int pack, int i,
                                            const cm::GroupPlan& gp) {
   const cm::RowPlan r = cm::row_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk},
-                                     cm::TileShape{first, pack, p.world, 1, 0}, i, gp, p.mutant);
+                                     cm::TileShape{first, pack, p.world, 1, 0}, i, gp, kNativeMutantsOff);
   return CpRowS{r.f, r.row, r.head, r.used ? 1 : 0};
 }
 
@@ -92,7 +106,7 @@ __device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t 
   const int chunk = static_cast<int>(blockIdx.x % p.chunks);
   s.rank = p.rank_base + static_cast<int>(blockIdx.y);
   cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);  // shard cells of the chunk
-  s.gp = cm::group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk}, first, pack, p.mutant);
+  s.gp = cp_group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk}, first, pack, p.mutant);
   s.rank_cells = p.cells + static_cast<std::int64_t>(blockIdx.y) * p.world * p.R * p.LOCAL;
   return s;
 }
