@@ -1,5 +1,10 @@
 #include "ixo/npy.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -225,9 +230,11 @@ std::string tuple_text(const std::vector<std::int64_t>& s) {
   return o + (s.size() == 1 ? ",)" : ")");
 }
 
-// Reads an .npy file of `file_size` bytes from `in`. Nothing larger than the header (at
-// most 1 MiB) is allocated before the claimed size has been checked against `file_size`.
-NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::string& path, const std::string& field) {
+// Reads the header of an .npy file of `file_size` bytes from `in`, leaving `in` at the
+// data, and checks the size it claims against `file_size`: the array without its data,
+// and the data's byte count in `bytes`.
+NpyArray read_header(std::istream& in, std::uint64_t file_size, const std::string& path, const std::string& field,
+                     std::int64_t& bytes) {
   auto fail = [&](const std::string& m) -> InputError { return InputError(field, "'" + path + "' " + m); };
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw fail("is not an .npy file (bad magic)");
@@ -276,7 +283,6 @@ NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::strin
   for (const std::int64_t d : a.shape)
     if (__builtin_mul_overflow(n, d, &n))
       throw fail("has shape " + shape + " whose element count overflows int64");
-  std::int64_t bytes = 0;
   if (__builtin_mul_overflow(n, std::int64_t{isz}, &bytes))
     throw fail("has shape " + shape + " x " + std::to_string(isz) + " bytes per element, which overflows int64");
   const std::uint64_t have = file_size - preamble - hlen;
@@ -287,6 +293,15 @@ NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::strin
     throw fail("has " + std::to_string(have - static_cast<std::uint64_t>(bytes)) + " trailing bytes: header claims " +
                std::to_string(bytes) + " data bytes (shape " + shape + ", dtype " + a.descr + "), file has " +
                std::to_string(have));
+  return a;
+}
+
+// Reads an .npy file of `file_size` bytes from `in`. Nothing larger than the header (at
+// most 1 MiB) is allocated before the claimed size has been checked against `file_size`.
+NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::string& path, const std::string& field) {
+  auto fail = [&](const std::string& m) -> InputError { return InputError(field, "'" + path + "' " + m); };
+  std::int64_t bytes = 0;
+  NpyArray a = read_header(in, file_size, path, field, bytes);
   try {
     a.data.resize(static_cast<std::size_t>(bytes));
   } catch (const std::bad_alloc&) {
@@ -344,6 +359,33 @@ NpyArray read_npy(const std::string& path, const std::string& field) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(field, "cannot open '" + path + "' for reading");
   return read_stream(in, size, path, field);
+}
+
+NpyMap map_npy(const std::string& path, const std::string& field) {
+  require_regular_file(path, field);
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw InputError(field, "cannot open '" + path + "': " + ec.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(field, "cannot open '" + path + "' for reading");
+  NpyMap m;
+  std::int64_t bytes = 0;
+  NpyArray h = read_header(in, size, path, field, bytes);
+  m.descr = std::move(h.descr);
+  m.shape = std::move(h.shape);
+  m.bytes = static_cast<std::size_t>(bytes);
+  if (bytes == 0) return m;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(field, "cannot open '" + path + "' for reading: " + std::strerror(errno));
+  void* base = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  const int map_errno = errno;
+  ::close(fd);  // the mapping keeps the file
+  if (base == MAP_FAILED) throw InputError(field, "cannot map '" + path + "': " + std::strerror(map_errno));
+  const std::size_t len = static_cast<std::size_t>(size);
+  std::shared_ptr<const std::uint8_t> whole(static_cast<const std::uint8_t*>(base),
+                                            [len](const std::uint8_t* p) { ::munmap(const_cast<std::uint8_t*>(p), len); });
+  m.data = std::shared_ptr<const std::uint8_t>(whole, whole.get() + (size - static_cast<std::uintmax_t>(bytes)));
+  return m;
 }
 
 NpyArray parse_npy(const void* bytes, std::size_t size, const std::string& path, const std::string& field) {

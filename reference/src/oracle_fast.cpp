@@ -91,10 +91,10 @@ void group_dots(std::size_t g, const double* const* q, const Vec* kt, std::int64
   }
 }
 
-const std::uint8_t* k_row(const Case& c, std::int64_t sid, std::int64_t kvh, std::int64_t t) {
+const std::uint8_t* k_row(const Case& c, const std::uint8_t* k, std::int64_t sid, std::int64_t kvh, std::int64_t t) {
   std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t)];
   if (slot < 0) slot += c.S;
-  return &c.k_cache[static_cast<std::size_t>((slot * c.Hk + kvh) * c.D * element_bytes(c.cfg.k_dtype))];
+  return k + static_cast<std::size_t>((slot * c.Hk + kvh) * c.D * element_bytes(c.cfg.k_dtype));
 }
 
 // Decodes one K row into floats out[0, D): fp8 through its table; bf16 as the upper half of
@@ -176,6 +176,7 @@ Expected oracle(const Case& c) {
   const std::array<float, 256>* table = is_fp8(c.cfg.k_dtype) ? &fp8_table(c.cfg.k_dtype) : nullptr;
   const std::int64_t gqa = c.Hq / c.Hk;
   const std::int64_t Dp = padded(c.D);
+  const std::uint8_t* kbase = c.k_view().data();
   const std::size_t row_bytes = static_cast<std::size_t>(c.D * element_bytes(c.cfg.k_dtype));
 
   const std::vector<Request> reqs = group_requests(c, e);
@@ -227,12 +228,12 @@ Expected oracle(const Case& c) {
           // Slots are scattered: ask for K kPrefetch tokens ahead, into the next blocks of
           // the request (usually this thread's next items).
           if (ta + j + kPrefetch < q.tokens) {
-            const std::uint8_t* ahead = k_row(c, q.sid, kvh, ta + j + kPrefetch);
+            const std::uint8_t* ahead = k_row(c, kbase, q.sid, kvh, ta + j + kPrefetch);
             for (std::size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
           }
           float* row = &rows[static_cast<std::size_t>(j * Dp)];
           if (ta + j < t_end)
-            decode_row(k_row(c, q.sid, kvh, ta + j), c.D, table, row);
+            decode_row(k_row(c, kbase, q.sid, kvh, ta + j), c.D, table, row);
           else
             std::fill(row, row + c.D, 0.0f);  // past the block: scored, never read
         }
