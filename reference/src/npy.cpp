@@ -312,6 +312,32 @@ NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::strin
   return a;
 }
 
+// Maps `len` bytes of `fd` read-only at a 2 MiB-aligned address: file offsets and
+// addresses then agree modulo 2 MiB, so the kernel can map the page cache's large folios
+// with huge (PMD) entries. A K row lookup is a random access; with 4 KiB pages each one
+// also misses the TLB (measured: the oracle spends about 20 % more time). MAP_FAILED on error.
+void* map_aligned(int fd, std::size_t len) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  void* area = ::mmap(nullptr, len + kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED) return MAP_FAILED;
+  const auto a = reinterpret_cast<std::uintptr_t>(area);
+  const std::uintptr_t aligned = (a + kHuge - 1) & ~std::uintptr_t{kHuge - 1};
+  void* p = ::mmap(reinterpret_cast<void*>(aligned), len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+  if (p == MAP_FAILED) {
+    const int e = errno;
+    ::munmap(area, len + kHuge);
+    errno = e;
+    return MAP_FAILED;
+  }
+  if (aligned > a) ::munmap(area, aligned - a);  // the reservation's unused head and tail
+  const std::uintptr_t end = aligned + len, area_end = a + len + kHuge;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t tail = (end + page - 1) / page * page;
+  if (area_end > tail) ::munmap(reinterpret_cast<void*>(tail), area_end - tail);
+  ::madvise(p, len, MADV_HUGEPAGE);  // a hint; without it the kernel may still use huge entries
+  return p;
+}
+
 struct MemoryBuf : std::streambuf {
   MemoryBuf(const void* p, std::size_t n) {
     char* b = const_cast<char*>(static_cast<const char*>(p));
@@ -377,11 +403,11 @@ NpyMap map_npy(const std::string& path, const std::string& field) {
   if (bytes == 0) return m;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(field, "cannot open '" + path + "' for reading: " + std::strerror(errno));
-  void* base = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  const std::size_t len = static_cast<std::size_t>(size);
+  void* base = map_aligned(fd, len);
   const int map_errno = errno;
   ::close(fd);  // the mapping keeps the file
   if (base == MAP_FAILED) throw InputError(field, "cannot map '" + path + "': " + std::strerror(map_errno));
-  const std::size_t len = static_cast<std::size_t>(size);
   std::shared_ptr<const std::uint8_t> whole(static_cast<const std::uint8_t*>(base),
                                             [len](const std::uint8_t* p) { ::munmap(const_cast<std::uint8_t*>(p), len); });
   m.data = std::shared_ptr<const std::uint8_t>(whole, whole.get() + (size - static_cast<std::uintmax_t>(bytes)));
