@@ -230,16 +230,6 @@ std::string tuple_text(const std::vector<std::int64_t>& s) {
   return o + (s.size() == 1 ? ",)" : ")");
 }
 
-// Asks for transparent huge pages over the 2 MiB-aligned interior of a large heap block
-// (see map_aligned: random K row reads miss the TLB with 4 KiB pages). Only a hint.
-void advise_huge_pages(void* p, std::size_t n) {
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  if (n < 4 * kHuge) return;
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t lo = (a + kHuge - 1) & ~(kHuge - 1), hi = (a + n) & ~(kHuge - 1);
-  if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-}
-
 // Reads the header of an .npy file of `file_size` bytes from `in`, leaving `in` at the
 // data, and checks the size it claims against `file_size`: the array without its data,
 // and the data's byte count in `bytes`.
@@ -387,6 +377,14 @@ void require_regular_file(const std::string& path, const std::string& field) {
                      : fs::is_character_file(st) ? "a character device"
                                                  : "not a regular file";
   throw InputError(field, "'" + path + "' is " + kind + ", not a regular file");
+}
+
+void advise_huge_pages(void* p, std::size_t n) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  if (n < 4 * kHuge) return;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t lo = (a + kHuge - 1) & ~(kHuge - 1), hi = (a + n) & ~(kHuge - 1);
+  if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
 }
 
 NpyArray read_npy(const std::string& path, const std::string& field) {
