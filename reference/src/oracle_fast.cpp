@@ -18,6 +18,11 @@
 #include <map>
 #include <vector>
 
+// Without AVX-512 (IXO_NATIVE=OFF, other CPUs) GCC notes that passing a 64-byte vector
+// by value has another ABI there; every such function here (and the oracle_detail.hpp
+// templates instantiated with it) is used inside this file only.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 #include "ixo/dtype.hpp"
 #include "oracle_detail.hpp"
 

@@ -1,4 +1,4 @@
-// The naive and the Eigen/OpenMP oracle agree bit for bit (scores, tau) and exactly on ids,
+// The naive and the fast (SIMD/OpenMP) oracle agree bit for bit (scores, tau) and exactly on ids,
 // over randomized cases of every preset family; and the fast one does not depend on the
 // number of threads.
 #include <gtest/gtest.h>
