@@ -44,14 +44,14 @@ const ixo::Case& bench_case(ixo::KDtype t) {
 
 // The generated case saved to disk and loaded back: K read into the heap (load_case's
 // default, huge pages advised) or mapped from k_cache.npy (what `ixo ref` does).
-const ixo::Case& loaded_case(ixo::KDtype t, ixo::KStorage k) {
-  static std::map<std::pair<ixo::KDtype, ixo::KStorage>, ixo::Case> cache;
-  auto it = cache.find({t, k});
+const ixo::Case& loaded_case(ixo::KDtype t, bool mapped) {
+  static std::map<std::pair<ixo::KDtype, bool>, ixo::Case> cache;
+  auto it = cache.find({t, mapped});
   if (it == cache.end()) {
     const char* tmp = std::getenv("TMPDIR");
     const auto dir = std::filesystem::path(tmp ? tmp : "/tmp") / fmt::format("ixo-bench-oracle-{}", ixo::to_string(t));
     ixo::save_case(bench_case(t), dir.string());
-    it = cache.emplace(std::pair{t, k}, ixo::load_case(dir.string(), k)).first;
+    it = cache.emplace(std::pair{t, mapped}, mapped ? ixo::load_case_mapped(dir.string()) : ixo::load_case(dir.string())).first;
     std::filesystem::remove_all(dir);  // a mapping keeps the data
   }
   return it->second;
@@ -90,13 +90,13 @@ void BM_Oracle(benchmark::State& state, ixo::KDtype t) {
 }
 
 void BM_OracleLoaded(benchmark::State& state, ixo::KDtype t) {
-  const auto& c = loaded_case(t, ixo::KStorage::owned);
+  const auto& c = loaded_case(t, false);
   timed(state, fmt::format("loaded/{}", ixo::to_string(t)), [&] { benchmark::DoNotOptimize(ixo::oracle(c)); });
   state.SetBytesProcessed(static_cast<std::int64_t>(k_bytes(c) * static_cast<double>(state.iterations())));
 }
 
 void BM_OracleMapped(benchmark::State& state, ixo::KDtype t) {
-  const auto& c = loaded_case(t, ixo::KStorage::mapped);
+  const auto& c = loaded_case(t, true);
   timed(state, fmt::format("mapped/{}", ixo::to_string(t)), [&] { benchmark::DoNotOptimize(ixo::oracle(c)); });
   state.SetBytesProcessed(static_cast<std::int64_t>(k_bytes(c) * static_cast<double>(state.iterations())));
 }

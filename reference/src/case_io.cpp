@@ -144,7 +144,9 @@ std::string config_to_json(const Config& c) {
   return j.dump(2) + "\n";
 }
 
-Case load_case(const std::string& dir, KStorage storage) {
+namespace {
+
+Case load_case_dir(const std::string& dir, bool map_k) {
   if (!fs::is_directory(dir)) throw InputError("case", "'" + dir + "' is not a directory");
   const std::string json_path = (fs::path(dir) / "case.json").string();
   std::error_code ec;
@@ -163,7 +165,7 @@ Case load_case(const std::string& dir, KStorage storage) {
   const char* const k_descrs[2] = {fp8 ? "|u1" : "<u2", fp8 ? "|i1" : "<i2"};
   NpyArray k;  // owned: header and data; mapped: header only (the data stays in the file)
   NpyMap km;
-  if (storage == KStorage::mapped) {
+  if (map_k) {
     km = map_npy((fs::path(dir) / "k_cache.npy").string(), "k_cache");
     k.descr = km.descr;
     k.shape = km.shape;
@@ -198,6 +200,11 @@ Case load_case(const std::string& dir, KStorage storage) {
   validate(c);
   return c;
 }
+
+}  // namespace
+
+Case load_case(const std::string& dir) { return load_case_dir(dir, false); }
+Case load_case_mapped(const std::string& dir) { return load_case_dir(dir, true); }
 
 void save_case(const Case& c, const std::string& dir) {
   fs::create_directories(dir);

@@ -1,5 +1,5 @@
 // Issue 12: a loaded case holds K once (read straight into Case::k_cache, never copied),
-// and KStorage::mapped (what `ixo ref` uses) maps k_cache.npy instead of reading it, with
+// and load_case_mapped (what `ixo ref` uses) maps k_cache.npy instead of reading it, with
 // the same header checks and bitwise the same oracle results.
 #include <gtest/gtest.h>
 
@@ -62,16 +62,16 @@ TEST_F(CaseMemory, OwnedLoadHoldsKOnce) {
 
 TEST_F(CaseMemory, MappedLoadCopiesNoK) {
   const std::size_t peak = peak_during([&] {
-    const ixo::Case m = ixo::load_case(dir, ixo::KStorage::mapped);
+    const ixo::Case m = ixo::load_case_mapped(dir);
     EXPECT_TRUE(m.k_cache.empty());
     ASSERT_EQ(m.k_view().size(), kbytes);
     EXPECT_EQ(std::memcmp(m.k_view().data(), c.k_cache.data(), kbytes), 0);
   });
-  EXPECT_LT(peak, kbytes / 2) << "KStorage::mapped copied K to the heap (peak " << peak << " bytes)";
+  EXPECT_LT(peak, kbytes / 2) << "load_case_mapped copied K to the heap (peak " << peak << " bytes)";
 }
 
 TEST_F(CaseMemory, MappedCaseScoresBitwiseLikeOwned) {
-  const ixo::Case m = ixo::load_case(dir, ixo::KStorage::mapped);
+  const ixo::Case m = ixo::load_case_mapped(dir);
   const auto a = ixo::oracle(c), b = ixo::oracle(m), n = ixo::oracle_naive(m);
   for (const auto* x : {&b, &n}) {
     ASSERT_EQ(a.score.size(), x->score.size());
@@ -88,7 +88,7 @@ TEST_F(CaseMemory, MappedCaseScoresBitwiseLikeOwned) {
 
 void expect_input_error(const std::string& dir, const std::string& field, const std::string& fragment) {
   try {
-    (void)ixo::load_case(dir, ixo::KStorage::mapped);
+    (void)ixo::load_case_mapped(dir);
     ADD_FAILURE() << "no InputError";
   } catch (const ixo::InputError& e) {
     EXPECT_EQ(e.field(), field);

@@ -43,7 +43,7 @@ struct Case {
   std::vector<std::int32_t> req_to_token;// [rows, width]
   std::vector<std::int64_t> slot_ids;    // [R]
   std::vector<std::int64_t> seq_lens;    // [R]
-  // K may instead be a read-only map of k_cache.npy (load_case(dir, KStorage::mapped), used
+  // K may instead be a read-only map of k_cache.npy (load_case_mapped(dir), used
   // by `ixo ref`): then k_cache is empty and k_mapped holds the k_view().size() bytes. Only
   // the oracles, validate() and save_case() read K through k_view(); give every other
   // consumer (kernels, transforms) a case whose K is in k_cache (the default).
