@@ -97,8 +97,8 @@ void validate(const Case& c) {
                               str(qnum));
   const std::int64_t kbytes =
       checked_product("k_cache", "bytes S x Hk x D x element size", {c.S, c.Hk, c.D, element_bytes(g.k_dtype)});
-  if (static_cast<std::int64_t>(c.k_cache.size()) != kbytes)
-    throw InputError("k_cache", "holds " + str(static_cast<std::int64_t>(c.k_cache.size())) + " bytes, shape needs " +
+  if (static_cast<std::int64_t>(c.k_view().size()) != kbytes)
+    throw InputError("k_cache", "holds " + str(static_cast<std::int64_t>(c.k_view().size())) + " bytes, shape needs " +
                                     str(kbytes));
   const std::int64_t tnum = checked_product("req_to_token", "elements rows x width", {c.rows, c.width});
   if (static_cast<std::int64_t>(c.req_to_token.size()) != tnum)

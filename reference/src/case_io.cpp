@@ -49,9 +49,9 @@ std::string json_str(const json& j, const char* key) {
   return v.get<std::string>();
 }
 
-NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_t rank,
-                     std::initializer_list<const char*> descrs) {
-  NpyArray a = read_npy((fs::path(dir) / (name + ".npy")).string(), name);
+// Throws InputError(name) unless `a` has one of `descrs` and rank `rank`.
+void check_tensor(const NpyArray& a, const std::string& name, std::size_t rank,
+                  std::initializer_list<const char*> descrs) {
   bool ok = false;
   std::string want;
   for (const char* d : descrs) {
@@ -62,6 +62,12 @@ NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_
   if (a.shape.size() != rank)
     throw InputError(name, "has rank " + std::to_string(a.shape.size()) + " (shape " + shape_string(a.shape) + "), expected " +
                                std::to_string(rank));
+}
+
+NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_t rank,
+                     std::initializer_list<const char*> descrs) {
+  NpyArray a = read_npy((fs::path(dir) / (name + ".npy")).string(), name);
+  check_tensor(a, name, rank, descrs);
   return a;
 }
 
@@ -138,7 +144,9 @@ std::string config_to_json(const Config& c) {
   return j.dump(2) + "\n";
 }
 
-Case load_case(const std::string& dir) {
+namespace {
+
+Case load_case_dir(const std::string& dir, bool map_k) {
   if (!fs::is_directory(dir)) throw InputError("case", "'" + dir + "' is not a directory");
   const std::string json_path = (fs::path(dir) / "case.json").string();
   std::error_code ec;
@@ -154,7 +162,17 @@ Case load_case(const std::string& dir) {
 
   const NpyArray q = read_tensor(dir, "q", 3, {"<u2", "<i2"});
   const bool fp8 = is_fp8(c.cfg.k_dtype);
-  const NpyArray k = fp8 ? read_tensor(dir, "k_cache", 3, {"|u1", "|i1"}) : read_tensor(dir, "k_cache", 3, {"<u2", "<i2"});
+  const char* const k_descrs[2] = {fp8 ? "|u1" : "<u2", fp8 ? "|i1" : "<i2"};
+  NpyArray k;  // owned: header and data; mapped: header only (the data stays in the file)
+  NpyMap km;
+  if (map_k) {
+    km = map_npy((fs::path(dir) / "k_cache.npy").string(), "k_cache");
+    k.descr = km.descr;
+    k.shape = km.shape;
+    check_tensor(k, "k_cache", 3, {k_descrs[0], k_descrs[1]});
+  } else {
+    k = read_tensor(dir, "k_cache", 3, {k_descrs[0], k_descrs[1]});
+  }
   const NpyArray t = read_tensor(dir, "req_to_token", 2, {"<i4"});
   const NpyArray s = read_tensor(dir, "slot_ids", 1, {"<i8", "<i4"});
   const NpyArray l = read_tensor(dir, "seq_lens", 1, {"<i4", "<i8"});
@@ -173,7 +191,9 @@ Case load_case(const std::string& dir) {
   if (l.shape[0] != c.R)
     throw InputError("seq_lens", "shape " + shape_string(l.shape) + " does not match q rows " + std::to_string(c.R));
   c.q = npy_values<std::uint16_t>(q);
-  c.k_cache = k.data;
+  c.k_cache = std::move(k.data);  // moved, not copied: K is held once
+  c.k_mapped = std::move(km.data);
+  c.k_mapped_bytes = km.bytes;
   c.req_to_token = npy_values<std::int32_t>(t);
   c.slot_ids = as_int64(s);
   c.seq_lens = as_int64(l);
@@ -181,12 +201,18 @@ Case load_case(const std::string& dir) {
   return c;
 }
 
+}  // namespace
+
+Case load_case(const std::string& dir) { return load_case_dir(dir, false); }
+Case load_case_mapped(const std::string& dir) { return load_case_dir(dir, true); }
+
 void save_case(const Case& c, const std::string& dir) {
   fs::create_directories(dir);
   std::ofstream(fs::path(dir) / "case.json") << config_to_json(c.cfg);
   auto p = [&](const char* n) { return (fs::path(dir) / n).string(); };
   write_npy(p("q.npy"), "<u2", {c.R, c.Hq, c.D}, c.q.data(), c.q.size() * 2);
-  write_npy(p("k_cache.npy"), is_fp8(c.cfg.k_dtype) ? "|u1" : "<u2", {c.S, c.Hk, c.D}, c.k_cache.data(), c.k_cache.size());
+  const auto k = c.k_view();
+  write_npy(p("k_cache.npy"), is_fp8(c.cfg.k_dtype) ? "|u1" : "<u2", {c.S, c.Hk, c.D}, k.data(), k.size());
   write_npy(p("req_to_token.npy"), "<i4", {c.rows, c.width}, c.req_to_token.data(), c.req_to_token.size() * 4);
   write_npy(p("slot_ids.npy"), "<i8", {c.R}, c.slot_ids.data(), c.slot_ids.size() * 8);
   write_npy(p("seq_lens.npy"), "<i8", {c.R}, c.seq_lens.data(), c.seq_lens.size() * 8);

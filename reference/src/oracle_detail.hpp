@@ -25,10 +25,16 @@ inline double gamma2(std::int64_t n) {
   return nu / (1 - nu);
 }
 
-// Bound on |fp32 kernel logit - exact logit| for one token, given a bound on sum |q_i k_i|.
-inline double logit_tau(double abs_dot, double abs_scale, std::int64_t D) {
-  return abs_scale * (abs_dot * (gamma2(D) + 10 * kU) + static_cast<double>(D) * 0x1p-149);
-}
+// Bound on |fp32 kernel logit - exact logit| for one token, given a bound on sum |q_i k_i|:
+// abs_scale * (abs_dot * rel + abs), with rel and abs depending on D only (TauTerms).
+struct TauTerms {
+  double rel, abs;
+  explicit TauTerms(std::int64_t D) : rel(gamma2(D) + 10 * kU), abs(static_cast<double>(D) * 0x1p-149) {}
+  // T is double, or a SIMD vector of several tokens' bounds (the fast oracle).
+  template <class T>
+  T tau(T abs_dot, double abs_scale) const { return abs_scale * (abs_dot * rel + abs); }
+};
+inline double logit_tau(double abs_dot, double abs_scale, std::int64_t D) { return TauTerms(D).tau(abs_dot, abs_scale); }
 
 // Extra bound for a log2-sum-exp block score over n tokens computed in fp32 with
 // approximate exp2/log2 (relative 2^-21 each), on top of the largest logit bound.
@@ -42,7 +48,9 @@ inline double lse_tau_extra(std::int64_t n, double S) {
 // sums (lane d % 8, d increasing), then combined pairwise. Any order is far inside the
 // fp32 kernel's error bound; fixing one makes naive and fast bitwise equal.
 constexpr int kLanes = 8;
-inline double lane_sum(const double* a) { return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])); }
+// T is double, or a SIMD vector holding one lane of several dots (the fast oracle).
+template <class T>
+inline T lane_sum(const T* a) { return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])); }
 
 // Block score over the n visible logits of one (head, row, block), and its bound: the
 // max, or log2-sum-exp (in token order); NaN if any logit is NaN.

@@ -45,10 +45,10 @@ namespace {
 double k_value(const Case& c, std::int64_t slot, std::int64_t kvh, std::int64_t i) {
   const std::size_t idx = static_cast<std::size_t>((slot * c.Hk + kvh) * c.D + i);
   if (c.cfg.k_dtype == KDtype::bf16) {
-    const std::uint16_t bits = static_cast<std::uint16_t>(c.k_cache[2 * idx] | (c.k_cache[2 * idx + 1] << 8));
+    const std::uint16_t bits = static_cast<std::uint16_t>(c.k_view()[2 * idx] | (c.k_view()[2 * idx + 1] << 8));
     return bf16_bits_to_float(bits);
   }
-  return fp8_to_float(c.k_cache[idx], c.cfg.k_dtype);
+  return fp8_to_float(c.k_view()[idx], c.cfg.k_dtype);
 }
 
 }  // namespace

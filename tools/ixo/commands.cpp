@@ -129,7 +129,7 @@ int gen(const std::string& preset_name, std::uint64_t seed, const std::string& o
 }
 
 int ref(const std::string& dir, std::string out) {
-  const Case c = load_case(dir);
+  const Case c = load_case_mapped(dir);  // K mapped, never copied: the oracle only reads it
   if (out.empty()) out = dir;
   save_observed(expected_as_observed(oracle(c)), out);
   fmt::print("wrote {}/topk_idx.npy [{},{},{}] and {}/scores.npy [{},{},{}]\n", out, c.Hq, c.R, c.cfg.topk, out, c.Hq, c.R, c.NB());

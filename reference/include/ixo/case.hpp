@@ -2,7 +2,9 @@
 // SGLang's flash_decode_with_topk_idx. See docs/semantics.md.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,15 @@ struct Case {
   std::vector<std::int32_t> req_to_token;// [rows, width]
   std::vector<std::int64_t> slot_ids;    // [R]
   std::vector<std::int64_t> seq_lens;    // [R]
+  // K may instead be a read-only map of k_cache.npy (load_case_mapped(dir), used
+  // by `ixo ref`): then k_cache is empty and k_mapped holds the k_view().size() bytes. Only
+  // the oracles, validate() and save_case() read K through k_view(); give every other
+  // consumer (kernels, transforms) a case whose K is in k_cache (the default).
+  std::shared_ptr<const std::uint8_t> k_mapped;
+  std::size_t k_mapped_bytes = 0;
+  std::span<const std::uint8_t> k_view() const {
+    return k_mapped ? std::span<const std::uint8_t>(k_mapped.get(), k_mapped_bytes) : std::span<const std::uint8_t>(k_cache);
+  }
 
   double effective_sm_scale() const;     // sm_scale (or D^-0.5)
   // Block columns of the score buffer: ceil(width / block_size) (graph-constant maximum).

@@ -13,6 +13,9 @@ Config parse_config_json(const std::string& text);  // unknown keys are errors
 std::string config_to_json(const Config& cfg);
 
 Case load_case(const std::string& dir);             // validates; throws InputError
+// The same, with K mapped read-only from k_cache.npy instead of read into Case::k_cache
+// (Case::k_mapped; see case.hpp for who may read such a case). `ixo ref` uses it.
+Case load_case_mapped(const std::string& dir);
 void save_case(const Case& c, const std::string& dir);
 
 // Load an implementation's outputs (scores optional: empty path = none) and check shapes.
