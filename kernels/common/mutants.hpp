@@ -3,7 +3,8 @@
 //
 //   X(id, key, where, bug, exposing_input, killer)
 //     where: "common" (shared formula: every backend family), "packed" (packed scorers),
-//            "topk" (top-k stages), "cpu" / "gpu" (one family only), "cp" (CP backends)
+//            "topk" (top-k stages), "cpu" / "gpu" (one family only), "cp" (CP backends),
+//            "cp-gpu" (CP formulas only the CUDA CP kernels call, e.g. local_end)
 //     killer: the check of the campaign expected to kill it (see tools/ixo/mutate.cpp)
 //
 // A switch in kernel code reads `if (IXO_MUTANT(mutant, ixo::mutants::key)) ...`; in
@@ -68,29 +69,27 @@
     "e4m3fn K with scores checked", "fixture:exact-tie-free")                                                             \
   /* Issue 13: bug classes the independent (non-catalogue) bugs taught; one per class. */                      \
   X(28, lse_no_max_subtraction, "cpu", "lse block score sums exp2(s) without taking the block max out (log2(sum exp2 s))", \
-    "score_type lse with log2 logits > 128 or < -149 (large q_scale / k_scale)", "TBD")                                   \
+    "score_type lse with log2 logits > 128 or < -149 (large q_scale / k_scale)", "property:MatchesOracle")                                   \
   X(29, init_wider_than_row_dropped, "common", "init forcing skipped when init_blocks > nb (the init window only checked against the row when it fits)", \
-    "init_blocks > nb > topk", "TBD")                                                                                     \
+    "init_blocks > nb > topk", "property:MatchesOracle")                                                                                     \
   X(30, e4m3_subnormal_flushed, "common", "e4m3fn / e4m3fnuz subnormal codes (exponent 0) decoded as +-0", \
-    "e4m3 K with subnormal codes, scores checked", "TBD")                                                                 \
-  X(31, e5m2_subnormal_flushed, "common", "e5m2 subnormal codes (exponent 0) decoded as +-0",                          \
-    "e5m2 K with subnormal codes, scores checked", "TBD")                                                                 \
+    "e4m3 K with subnormal codes, scores checked", "property:MatchesOracle")                                                                 \
   X(32, topk_candidates_capped, "cpu", "top-k candidate buffer of 4096 ids filled in id order with every block >= the k-th score: better blocks after a plateau are lost", \
-    "> 4096 blocks tied at the k-th score, better (e.g. forced local) blocks after them", "TBD")                          \
+    "> 4096 blocks tied at the k-th score, better (e.g. forced local) blocks after them", "fixture:plateau-16k")                          \
   X(33, shortcut_strict_less, "common", "the trivial-row shortcut taken for nb < topk only: rows with nb == topk are scored (stray writes) and ranked", \
-    "a row with nb == topk exactly (dispatch threshold)", "TBD")                                                          \
+    "a row with nb == topk exactly (dispatch threshold)", "fixture:exact-tie-free")                                                          \
   X(34, topk_capped_512, "topk", "selection keeps at most 512 ids (a 512-slot buffer): topk > 512 pads with -1", \
-    "topk >= 1024 with nb > 512", "TBD")                                                                                  \
+    "topk >= 1024 with nb > 512", "property:MatchesOracle")                                                                                  \
   X(35, chunk_floor_division, "common", "KV chunk size nb / chunks rounded down: the last nb % chunks blocks of a row never scored", \
-    "nb not a multiple of the chunk count (chunk-plan boundary)", "TBD")                                                  \
+    "nb not a multiple of the chunk count (chunk-plan boundary)", "fixture:boundary-32767")                                                  \
   X(36, padding_rows_select_block0, "common", "inactive (padding) rows given one block: they select block 0 instead of all -1", \
-    "padding rows (slot past the table or length 0)", "TBD")                                                              \
+    "padding rows (slot past the table or length 0)", "fixture:graph-mixed-groups-exact")                                                              \
   X(37, topk1_argmax_last, "cpu", "topk 1 by an argmax scan with >=: the last (highest id) of tied maxima wins", \
-    "topk 1 with tied best scores (init_blocks >= 2, plateaus)", "TBD")                                                   \
+    "topk 1 with tied best scores (init_blocks >= 2, plateaus)", "property:ExactValuesGiveExactIds")                                                   \
   X(38, topk_scratch_stale, "cpu", "top-k key scratch only grows: keys of a longer earlier row of the same thread are ranked too (batch-dependent)", \
-    "rows of different nb in one batch (batch invariance)", "TBD")                                                        \
+    "rows of different nb in one batch (batch invariance)", "fixture:fp8-e4m3fn")                                                        \
   X(39, packed_trailing_rows_dropped, "cpu", "packed plan sized R / P programs: the trailing R % P rows are never scored", \
-    "R not a multiple of packed_queries, packed plan", "TBD")                                                             \
+    "R not a multiple of packed_queries, packed plan", "property:MatchesOracle")                                                             \
   /* CP mutants (kernels/common/cp_common.hpp, cpu-cp / cuda-cp); tests/cp kills each one too. */                     \
   X(601, cp_contiguous_shards, "cp", "CP shard = contiguous block range r*LOCAL+l scored, labelled with the strided ids l*WORLD+r", \
     "WORLD >= 2, any non-trivial row", "fixture:exact-tie-free")                                                          \
@@ -104,10 +103,10 @@
     "any row with nb > topk whose own last block scores low", "fixture:boundary-32767")                               \
   X(606, cp_k_by_group_index, "cp", "CP: K addressed by the group (row) index instead of through the slot table",     \
     "slot ids that never equal the row or group index", "fixture:boundary-32767")                                                 \
-  X(607, cp_shard_end_floor, "cp", "CP: a rank's last shard cell count (nb - rank) / WORLD rounded down: its last block of the row never scored", \
-    "nb - rank not a multiple of WORLD, the last block a winner (forced local)", "TBD")                                   \
+  X(607, cp_shard_end_floor, "cp-gpu", "CP: a rank's last shard cell count (nb - rank) / WORLD rounded down: its last block of the row never scored", \
+    "nb - rank not a multiple of WORLD, the last block a winner (forced local)", "GPU: test_cp_gpu / ixo mutate --backend cuda-cp")                                   \
   X(608, cp_trivial_cells_invalid, "cp", "CP: valid cells of trivial rows (nb <= topk) marked invalid instead of ord(0): they select nothing", \
-    "rows with 0 < nb <= topk", "TBD")
+    "rows with 0 < nb <= topk", "fixture:exact-tie-free")
 
 namespace ixo::mutants {
 

@@ -110,6 +110,7 @@ bool reaches(const mutants::Info& m, const Selected& s) {
     const BackendTraits& t = b->traits();
     const bool native = t.mutant_scope == "native";
     if (where == "cp" ? t.mutant_scope == "cp"
+        : where == "cp-gpu" ? t.mutant_scope == "cp" && t.family == "cuda"
         : where == "packed" ? native && t.packed
         : where == "cpu" ? native && t.family == "cpu"
         : where == "gpu" ? native && t.family == "cuda"
