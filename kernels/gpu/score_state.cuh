@@ -47,10 +47,8 @@ __device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], b
     return;
   }
   const float nm = nan_max(st.m, mt);
-  if (cm::max_is_final(nm)) {  // -inf: nothing visible yet; +inf, NaN: the final score
-    st.m = nm;
-    return;
-  }
+  if (nm == -INFINITY) return;
+  // nm = +inf or NaN: the sum turns NaN (inf - inf), unread: state_score returns the max.
   float s = st.m == -INFINITY ? 0.0f : st.s * cm::lse_exp(st.m - nm, mutant);
 #pragma unroll
   for (int e = 0; e < N; ++e) s += cm::lse_exp(v[e] - nm, mutant);
@@ -64,10 +62,7 @@ __device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, 
     return;
   }
   const float nm = nan_max(a.m, b.m);
-  if (cm::max_is_final(nm)) {
-    a.m = nm;
-    return;
-  }
+  if (nm == -INFINITY) return;
   const float sa = a.m == -INFINITY ? 0.0f : a.s * cm::lse_exp(a.m - nm, mutant);
   const float sb = b.m == -INFINITY ? 0.0f : b.s * cm::lse_exp(b.m - nm, mutant);
   a.m = nm;
