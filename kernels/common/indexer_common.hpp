@@ -278,20 +278,26 @@ IXO_HD float masked_logit(bool visible, float s, int mutant = 0) {
   return visible ? s : -INFINITY;
 }
 
-// Block max step: NaN never replaces the running maximum (start from -inf).
-IXO_HD float max_step(float m, float s) { return s > m ? s : m; }
+// Block max step (start from -inf): a NaN logit makes the maximum NaN for good (the
+// oracle's rule, docs/semantics.md "Scores"); otherwise the larger one, the running
+// maximum on equality (so -0 then +0 keeps -0, as the oracle's std::max does).
+IXO_HD float max_step(float m, float s) { return (s > m || s != s) ? s : m; }
+// Whether a block max is a score by itself, without the lse sum: -inf (nothing visible),
+// +inf (the lse is +inf too, as in the oracle) or NaN (a NaN logit).
+IXO_HD bool max_is_final(float m) { return !(m > -INFINITY && m < INFINITY); }
 // The lse's exponential and logarithm, base 2 (logits are in log2 units).
 IXO_HD float lse_exp(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? expf(x) : exp2f(x); }
 IXO_HD float lse_log(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? logf(x) : log2f(x); }
 // Block lse, log2 units: m + log2(sum_t exp2(s_t - m)) with m the block max and the sum in
-// token order; a fully masked block (m = -inf) scores -inf.
+// token order; a block whose max is not finite scores its max (max_is_final): a fully
+// masked block (m = -inf) -inf, a +inf logit +inf, a NaN logit NaN.
 // (lse_no_max_subtraction: sum_t exp2(s_t), then log2, no max taken out: exp2 overflows to
 // inf for s > 128 and underflows to 0 for s < -149.)
 IXO_HD float lse_term(float s, float m, int mutant = 0) {
   return lse_exp(IXO_MUTANT(mutant, mutants::lse_no_max_subtraction) ? s : s - m, mutant);
 }
 IXO_HD float lse_finish(float m, float sum, int mutant = 0) {
-  if (m == -INFINITY) return -INFINITY;
+  if (max_is_final(m)) return m;
   return IXO_MUTANT(mutant, mutants::lse_no_max_subtraction) ? lse_log(sum, mutant) : m + lse_log(sum, mutant);
 }
 
@@ -299,8 +305,7 @@ IXO_HD float lse_finish(float m, float sum, int mutant = 0) {
 IXO_HD float block_score(const float* s, int n, int stride, bool lse, int mutant = 0) {
   float m = -INFINITY;
   for (int i = 0; i < n; ++i) m = max_step(m, s[i * stride]);
-  if (!lse) return m;
-  if (m == -INFINITY) return -INFINITY;
+  if (!lse || max_is_final(m)) return m;
   float sum = 0.0f;
   for (int i = 0; i < n; ++i) sum += lse_term(s[i * stride], m, mutant);
   return lse_finish(m, sum, mutant);

@@ -230,7 +230,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       const RowMeta m = tile_row_meta(p, first, pack, kvh, i, g);
       BlockState sb;
       state_reset(sb);
-      for (int s = 0; s < nsub; ++s) sb.m = fmaxf(sb.m, part[rb][s][i]);
+      for (int s = 0; s < nsub; ++s) sb.m = nan_max(sb.m, part[rb][s][i]);
       write_block(m, b_rem + rb, state_score(sb, false, p.mutant), p);
     }
   }

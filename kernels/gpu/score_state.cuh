@@ -13,6 +13,20 @@ namespace cm = ixo::common;
 constexpr int kScoreThreads = 128;  // 4 warps (CUDA); the scalar path works for any width
 constexpr int kScalarMaxD = 256;    // head dims of the scalar path
 
+// The block max of two values, NaN-propagating (a NaN logit makes the block score NaN,
+// docs/semantics.md "Scores"; cm::max_step is the CPU twin's). NVIDIA sm_80+: PTX
+// max.NaN.f32, one instruction like fmaxf's max.f32 (which drops a NaN); elsewhere (HIP,
+// the host pass, older archs) a portable fallback.
+__device__ __forceinline__ float nan_max(float a, float b) {
+#if IXO_GPU_MMA
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  return (a != a || b != b) ? NAN : fmaxf(a, b);
+#endif
+}
+
 // Online block-score state of one row: max, or (max, sum of exp2) for lse.
 struct BlockState {
   float m;
@@ -27,13 +41,14 @@ template <int N>
 __device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], bool lse, int mutant = 0) {
   float mt = -INFINITY;
 #pragma unroll
-  for (int e = 0; e < N; ++e) mt = fmaxf(mt, v[e]);
+  for (int e = 0; e < N; ++e) mt = nan_max(mt, v[e]);
   if (!lse) {
-    st.m = fmaxf(st.m, mt);
+    st.m = nan_max(st.m, mt);
     return;
   }
-  const float nm = fmaxf(st.m, mt);
+  const float nm = nan_max(st.m, mt);
   if (nm == -INFINITY) return;
+  // nm = +inf or NaN: the sum turns NaN (inf - inf), unread: state_score returns the max.
   float s = st.m == -INFINITY ? 0.0f : st.s * cm::lse_exp(st.m - nm, mutant);
 #pragma unroll
   for (int e = 0; e < N; ++e) s += cm::lse_exp(v[e] - nm, mutant);
@@ -43,10 +58,10 @@ __device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], b
 // Merges state b into a (a first, then b: a fixed order).
 __device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, bool lse, int mutant = 0) {
   if (!lse) {
-    a.m = fmaxf(a.m, b.m);
+    a.m = nan_max(a.m, b.m);
     return;
   }
-  const float nm = fmaxf(a.m, b.m);
+  const float nm = nan_max(a.m, b.m);
   if (nm == -INFINITY) return;
   const float sa = a.m == -INFINITY ? 0.0f : a.s * cm::lse_exp(a.m - nm, mutant);
   const float sb = b.m == -INFINITY ? 0.0f : b.s * cm::lse_exp(b.m - nm, mutant);
@@ -55,9 +70,7 @@ __device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, 
 }
 __device__ __forceinline__ float state_score(const BlockState& st, bool lse, int mutant = 0) {
   if (!lse) return st.m;
-  if (st.m == -INFINITY) return -INFINITY;
-  const float r = st.m + cm::lse_log(st.s, mutant);
-  return r != r ? -INFINITY : r;
+  return cm::lse_finish(st.m, st.s, mutant);
 }
 
 // bf16 bits of every fp8 code (exact: every fp8 value is a bf16 value).

@@ -241,7 +241,31 @@ TEST(KernelsCommon, DotLaneOrderAndLogitScaleOrder) {
 TEST(KernelsCommon, BlockScoreMaxAndLse) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float s[4] = {1.0f, 3.0f, nan, 2.0f};
-  EXPECT_EQ(cm::block_score(s, 4, 1, false), 3.0f);  // NaN never wins the max
+  // A NaN logit makes the block NaN, max and lse, wherever it sits (docs/semantics.md
+  // "Scores"; the oracle's rule): first, middle, last, or the only logit.
+  EXPECT_TRUE(std::isnan(cm::block_score(s, 4, 1, false)));
+  EXPECT_TRUE(std::isnan(cm::block_score(s, 4, 1, true)));
+  const float nan_first[3] = {nan, 7.0f, -1.0f}, nan_last[3] = {7.0f, -1.0f, nan};
+  for (bool lse : {false, true}) {
+    EXPECT_TRUE(std::isnan(cm::block_score(nan_first, 3, 1, lse))) << lse;
+    EXPECT_TRUE(std::isnan(cm::block_score(nan_last, 3, 1, lse))) << lse;
+    EXPECT_TRUE(std::isnan(cm::block_score(nan_first, 1, 1, lse))) << lse;
+    EXPECT_FLOAT_EQ(cm::block_score(nan_first + 1, 2, 1, lse), lse ? 7.0f + std::log2(1.0f + 0.00390625f) : 7.0f) << lse;
+  }
+  // +inf logits: the block is +inf (max and lse: m = +inf is the score, no inf - inf in
+  // the sum), unless a NaN is there too; -inf logits are skipped like masked lanes.
+  const float pinf[4] = {1.0f, INFINITY, -INFINITY, INFINITY};
+  for (bool lse : {false, true}) {
+    EXPECT_EQ(cm::block_score(pinf, 4, 1, lse), INFINITY) << lse;
+    EXPECT_EQ(cm::block_score(pinf + 1, 1, 1, lse), INFINITY) << lse;
+    const float inf_nan[2] = {INFINITY, nan}, nan_inf[2] = {nan, INFINITY};
+    EXPECT_TRUE(std::isnan(cm::block_score(inf_nan, 2, 1, lse))) << lse;
+    EXPECT_TRUE(std::isnan(cm::block_score(nan_inf, 2, 1, lse))) << lse;
+  }
+  EXPECT_EQ(cm::block_score(pinf, 2, 2, true), 1.0f);  // 1, -inf: 1 + log2(2^0 + 0)
+  // The max keeps the first of equal values (-0 then +0 stays -0), as the oracle's std::max.
+  const float zeros[2] = {-0.0f, 0.0f};
+  EXPECT_TRUE(std::signbit(cm::block_score(zeros, 2, 1, false)));
   EXPECT_EQ(cm::block_score(s, 0, 1, false), -INFINITY);
   EXPECT_EQ(cm::block_score(s, 0, 1, true), -INFINITY);
   const float two[2] = {5.0f, 5.0f};

@@ -37,9 +37,9 @@ struct Knobs {
   bool long_rows = true;
   bool big_scales = true;
   bool fp8_specials = true;   // subnormal and +-0 codes
-  // NaN/Inf codes: off until the NaN rule is settled (the kernels keep NaN logits out of the
-  // block max, the oracle makes the block NaN; docs/NOTES.md "Condition coverage").
-  bool fp8_nonfinite = false;
+  // NaN/Inf codes too (with fp8_specials): a NaN logit makes its block NaN, a +inf one +inf,
+  // max and lse, in the oracle and the kernels alike (docs/semantics.md "Scores").
+  bool fp8_nonfinite = true;
 };
 
 // The whole case description: requests, draft rows, Hq:Hk, D, block size, dtype,
