@@ -387,23 +387,26 @@ void advise_huge_pages(void* p, std::size_t n) {
   if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
 }
 
-NpyArray read_npy(const std::string& path, const std::string& field) {
+// A regular .npy file opened for reading, and its size (InputError naming the field otherwise).
+static std::ifstream open_npy(const std::string& path, const std::string& field, std::uintmax_t& size) {
   require_regular_file(path, field);
   std::error_code ec;
-  const std::uintmax_t size = fs::file_size(path, ec);
+  size = fs::file_size(path, ec);
   if (ec) throw InputError(field, "cannot open '" + path + "': " + ec.message());
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(field, "cannot open '" + path + "' for reading");
+  return in;
+}
+
+NpyArray read_npy(const std::string& path, const std::string& field) {
+  std::uintmax_t size = 0;
+  std::ifstream in = open_npy(path, field, size);
   return read_stream(in, size, path, field);
 }
 
 NpyMap map_npy(const std::string& path, const std::string& field) {
-  require_regular_file(path, field);
-  std::error_code ec;
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw InputError(field, "cannot open '" + path + "': " + ec.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(field, "cannot open '" + path + "' for reading");
+  std::uintmax_t size = 0;
+  std::ifstream in = open_npy(path, field, size);
   NpyMap m;
   std::int64_t bytes = 0;
   NpyArray h = read_header(in, size, path, field, bytes);
