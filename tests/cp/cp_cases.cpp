@@ -5,36 +5,14 @@
 namespace ixo::cptest {
 
 GenSpec rocm_pr_spec(KDtype k) {
-  GenSpec s;
-  s.requests = 4;
-  s.draft_rows = 4;
-  s.prefixes = {255 * 128 + 126};
-  s.Hq = 4;
-  s.Hk = 1;
-  s.D = 128;
-  s.cfg.block_size = 128;
-  s.cfg.topk = 16;
-  s.cfg.init_blocks = 1;
-  s.cfg.local_blocks = 2;
-  s.cfg.k_dtype = k;
+  GenSpec s = GenSpec{}.rows(4, 4).lengths({255 * 128 + 126}).heads(4, 1, 128).blocks(128, 16, 1, 2).k(k);
   s.permute_slots = true;
   s.permute_tokens = true;
   return s;
 }
 
 GenSpec world_spec(int world, int draft_rows) {
-  GenSpec s;
-  s.requests = 3;
-  s.draft_rows = draft_rows;
-  s.max_prefix = 700;
-  s.Hq = world;
-  s.Hk = 1;
-  s.D = 64;
-  s.cfg.block_size = 16;
-  s.cfg.topk = 4;
-  s.cfg.init_blocks = 1;
-  s.cfg.local_blocks = 2;
-  return s;
+  return GenSpec{}.rows(3, draft_rows).up_to(700).heads(world, 1, 64).blocks(16, 4, 1, 2);
 }
 
 Case winners_in_one_shard(int world, int shard, std::int64_t prefix, int requests) {
