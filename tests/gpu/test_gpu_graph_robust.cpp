@@ -24,6 +24,7 @@
 #include "gpu/index_args.hpp"
 #include "gpu/indexer_launch.hpp"
 #include "gpu_test_util.hpp"
+#include "graph_rig.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
 #include "ixo_test/support.hpp"
@@ -31,128 +32,11 @@
 namespace ixo::test {
 namespace {
 
-void ck(cudaError_t e, const char* what) { gpu::check(e, "graph robust", what); }
-void ck(int e, const char* what) { ck(static_cast<cudaError_t>(e), what); }
-
-template <class T>
-void put(const gpu::DevBuf<T>& b, const std::vector<T>& v) {
-  ASSERT_EQ(v.size(), b.n) << "a step changed a graph-constant shape";
-  ck(cudaMemcpy(b.p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "H2D");
-}
-template <class T>
-std::vector<T> get(const gpu::DevBuf<T>& b) {
-  std::vector<T> v(b.n);
-  ck(cudaMemcpy(v.data(), b.p, b.n * sizeof(T), cudaMemcpyDeviceToHost), "D2H");
-  return v;
-}
-
-// Captured inputs/outputs of one case shape.
-struct MiniRig {
-  Case shape;
-  bool packed;
-  gpu::DevBuf<std::uint16_t> q;
-  gpu::DevBuf<std::uint8_t> k;
-  gpu::DevBuf<std::int32_t> r2t;
-  gpu::DevBuf<std::int64_t> slots, lens;
-  gpu::DevBuf<float> scores;
-  gpu::DevBuf<std::int32_t> topk;
-  gpu::IndexArgs a;
-  cudaStream_t st = nullptr;
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  MiniRig(const Case& c, bool pk)
-      : shape(c), packed(pk), q(c.q.size()), k(c.k_cache.size()), r2t(c.req_to_token.size()),
-        slots(c.slot_ids.size()), lens(c.seq_lens.size()),
-        scores(static_cast<std::size_t>(c.Hq * c.R * c.NB())),
-        topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk)) {
-    a = gpu::index_args(c, c.cfg.q_scale);
-    a.q = q.p;
-    a.k_cache = k.p;
-    a.req_to_token = r2t.p;
-    a.slot_ids = slots.p;
-    a.seq_lens = lens.p;
-    a.scores = scores.p;
-    a.topk_idx = topk.p;
-    ck(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
-  }
-  ~MiniRig() {
-    if (exec) cudaGraphExecDestroy(exec);
-    if (graph) cudaGraphDestroy(graph);
-    if (st) cudaStreamDestroy(st);
-  }
-  void write(const Case& c) {
-    put(q, c.q);
-    put(k, c.k_cache);
-    put(r2t, c.req_to_token);
-    put(slots, c.slot_ids);
-    put(lens, c.seq_lens);
-  }
-  void capture() {
-    ck(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), "begin capture");
-    const int e1 = gpu::launch_fill_u32(a.scores, kScorePoisonBits, scores.n, st);
-    const int e2 = e1 == 0 ? gpu::launch_index_step(a, packed, st) : e1;
-    const cudaError_t end = cudaStreamEndCapture(st, &graph);
-    ck(e1, "fill during capture");
-    ck(e2, "index step during capture");
-    ck(end, "end capture");
-    ck(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-  }
-  Observed read() const {
-    Observed o;
-    o.Hq = shape.Hq;
-    o.R = shape.R;
-    o.topk = shape.cfg.topk;
-    o.NB = shape.NB();
-    o.has_scores = true;
-    o.topk_idx = get(topk);
-    o.scores = get(scores);
-    return o;
-  }
-  Observed replay() {
-    ck(cudaMemsetAsync(topk.p, 0x7f, topk.n * sizeof(std::int32_t), st), "clobber ids");
-    ck(cudaMemsetAsync(scores.p, 0, scores.n * sizeof(float), st), "clobber scores");
-    ck(cudaGraphLaunch(exec, st), "graph launch");
-    ck(cudaStreamSynchronize(st), "graph sync");
-    return read();
-  }
-  // Eager launch into the captured outputs (not a graph).
-  Observed eager() {
-    ck(gpu::launch_fill_u32(a.scores, kScorePoisonBits, scores.n, st), "eager fill");
-    ck(gpu::launch_index_step(a, packed, st), "eager step");
-    ck(cudaStreamSynchronize(st), "eager sync");
-    return read();
-  }
-};
-
-// Every 8-byte word of every kernel node's parameters.
+// Every 8-byte parameter word of every kernel node of g (graph_rig.hpp's kernel_nodes).
 std::vector<std::uintptr_t> param_words(cudaGraph_t g) {
-  std::size_t n = 0;
-  ck(cudaGraphGetNodes(g, nullptr, &n), "nodes");
-  std::vector<cudaGraphNode_t> nodes(n);
-  ck(cudaGraphGetNodes(g, nodes.data(), &n), "nodes");
+  std::size_t all = 0;
   std::vector<std::uintptr_t> words;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type;
-    ck(cudaGraphNodeGetType(node, &type), "node type");
-    if (type != cudaGraphNodeTypeKernel) continue;
-    cudaKernelNodeParams kp{};
-    ck(cudaGraphKernelNodeGetParams(node, &kp), "kernel params");
-    const char* name = nullptr;
-    ck(cudaFuncGetName(&name, kp.func), "kernel name");
-    // fill_u32_kernel(dst, bits, n); the score and top-k kernels take one parameter struct
-    // (no probing past the last parameter: an API error under compute-sanitizer).
-    const std::size_t nparams = name && std::strstr(name, "fill_u32") ? 3 : 1;
-    for (std::size_t i = 0; i < nparams; ++i) {
-      std::size_t off = 0, size = 0;
-      ck(cudaFuncGetParamInfo(kp.func, i, &off, &size), "parameter info");
-      const auto* bytes = static_cast<const unsigned char*>(kp.kernelParams[i]);
-      for (std::size_t b = 0; b + sizeof(std::uintptr_t) <= size; b += sizeof(std::uintptr_t)) {
-        std::uintptr_t w;
-        std::memcpy(&w, bytes + b, sizeof w);
-        words.push_back(w);
-      }
-    }
-  }
+  for (const KernelNode& n : kernel_nodes(g, &all)) words.insert(words.end(), n.words.begin(), n.words.end());
   return words;
 }
 
@@ -180,12 +64,12 @@ TEST_P(GraphRobust, AllocatorChurnBetweenCaptureAndReplay) {
   {
     // Warm-up buffers freed right after the capture: their addresses are reused below.
     auto warm_out = std::make_unique<gpu::DevBuf<float>>(std::size_t{1} << 20);
-    MiniRig rig(c0, packed);
+    Rig rig(c0, packed);
     rig_q = rig.q.p;
-    rig.write(c0);
+    rig.write(c0, kAllInputs);
     (void)rig.eager();
     rig.capture();
-    const gpu::IndexArgs captured = rig.a;
+    const gpu::IndexArgs captured = rig.args;
     const Observed first = rig.replay();
     EXPECT_TRUE(matches_oracle(c0, oracle(c0), first, false, "replay before churn"));
 
@@ -223,9 +107,9 @@ TEST_P(GraphRobust, AllocatorChurnBetweenCaptureAndReplay) {
     (void)make_cuda_rows_backend()->run(cb);
     (void)make_cuda_packed_backend()->run(cb);
 
-    rig.write(c1);
-    ASSERT_EQ(rig.a.q, captured.q);
-    ASSERT_EQ(rig.a.scores, captured.scores);
+    rig.write(c1, kAllInputs);
+    ASSERT_EQ(rig.args.q, captured.q);
+    ASSERT_EQ(rig.args.scores, captured.scores);
     const Observed g = rig.replay();
     EXPECT_TRUE(matches_oracle(c1, oracle(c1), g, false, "replay after allocator churn"));
     EXPECT_TRUE(bitwise_equal(g, (packed ? make_cuda_packed_backend() : make_cuda_rows_backend())->run(c1), c1,
@@ -285,13 +169,13 @@ TEST_P(GraphRobust, PaddedBatchLargerThanRealBatch) {
     c.seq_lens[static_cast<std::size_t>(8 + j)] = 2 + j;
     c.slot_ids[static_cast<std::size_t>(4 + j)] = c.rows + 3;
   }
-  MiniRig rig(a, packed);
-  rig.write(a);
+  Rig rig(a, packed);
+  rig.write(a, kAllInputs);
   (void)rig.eager();
   rig.capture();
   Observed prev;
   for (Case* step : {&a, &b, &c}) {
-    rig.write(*step);
+    rig.write(*step, kAllInputs);
     const Observed g = rig.replay();
     const Expected e = oracle(*step);
     EXPECT_TRUE(matches_oracle(*step, e, g, false, "padded replay vs oracle"));

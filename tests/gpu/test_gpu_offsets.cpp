@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cp_plan.hpp"
+#include "gpu/case_inputs.hpp"
 #include "gpu/cp_backends.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/index_args.hpp"
@@ -92,53 +93,47 @@ struct BigK {
   }
 };
 
+// Ids (and scores, when given) of a launch on `big`, read back from the device.
+Observed read_outputs(const Case& big, const gpu::DevBuf<std::int32_t>& ids, const gpu::DevBuf<float>* scores) {
+  Observed o;
+  o.Hq = big.Hq;
+  o.R = big.R;
+  o.topk = big.cfg.topk;
+  o.NB = big.NB();
+  o.has_scores = scores != nullptr;
+  o.topk_idx.resize(ids.n);
+  ck(cudaMemcpy(o.topk_idx.data(), ids.p, ids.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H ids");
+  if (scores) {
+    o.scores.resize(scores->n);
+    ck(cudaMemcpy(o.scores.data(), scores->p, scores->n * sizeof(float), cudaMemcpyDeviceToHost), "D2H scores");
+  }
+  return o;
+}
+
 Observed run_index(const Case& big, const void* k, bool packed) {
   gpu::IndexArgs a = gpu::index_args(big, big.cfg.q_scale);
-  const gpu::DevBuf<std::uint16_t> q(big.q.data(), big.q.size());
-  const gpu::DevBuf<std::int32_t> r2t(big.req_to_token.data(), big.req_to_token.size());
-  const gpu::DevBuf<std::int64_t> slots(big.slot_ids.data(), big.slot_ids.size());
-  const gpu::DevBuf<std::int64_t> lens(big.seq_lens.data(), big.seq_lens.size());
+  const gpu::CaseInputs in(big, big.q);  // big.k_cache is empty: K is the device cache k
+  in.point(a);
+  a.k_cache = k;
   const std::size_t ncells = static_cast<std::size_t>(big.Hq * big.R * big.NB());
   gpu::DevBuf<float> scores(ncells);
   gpu::DevBuf<std::int32_t> topk(static_cast<std::size_t>(big.Hq * big.R * big.cfg.topk));
-  a.q = q.p;
-  a.k_cache = k;
-  a.req_to_token = r2t.p;
-  a.slot_ids = slots.p;
-  a.seq_lens = lens.p;
   a.scores = scores.p;
   a.topk_idx = topk.p;
   ck(cudaMemset(topk.p, 0x7f, topk.n * sizeof(std::int32_t)), "clobber ids");
   ck(gpu::launch_fill_u32(scores.p, kScorePoisonBits, ncells, nullptr), "fill");
   ck(gpu::launch_index_step(a, packed, nullptr), "index step");
   ck(cudaDeviceSynchronize(), "synchronize");
-  Observed o;
-  o.Hq = big.Hq;
-  o.R = big.R;
-  o.topk = big.cfg.topk;
-  o.NB = big.NB();
-  o.has_scores = true;
-  o.topk_idx.resize(topk.n);
-  o.scores.resize(ncells);
-  ck(cudaMemcpy(o.topk_idx.data(), topk.p, topk.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H ids");
-  ck(cudaMemcpy(o.scores.data(), scores.p, ncells * sizeof(float), cudaMemcpyDeviceToHost), "D2H scores");
-  return o;
+  return read_outputs(big, topk, &scores);
 }
 
 Observed run_cp(const Case& small, const Case& big, const void* k) {
   const cp::Plan plan = cp::plan_for(small, true, RunOptions{});
   const int W = plan.world;
   gpu::CpArgs a = gpu::cp_args(big, W, 0, W, plan.pack);
-  const std::vector<std::uint16_t> qg_host = gpu::gathered_q(big);
-  const gpu::DevBuf<std::uint16_t> qg(qg_host.data(), qg_host.size());
-  const gpu::DevBuf<std::int32_t> r2t(big.req_to_token.data(), big.req_to_token.size());
-  const gpu::DevBuf<std::int64_t> slots(big.slot_ids.data(), big.slot_ids.size());
-  const gpu::DevBuf<std::int64_t> lens(big.seq_lens.data(), big.seq_lens.size());
-  a.qg = qg.p;
+  const gpu::CaseInputs in(big, gpu::gathered_q(big));  // K: the device cache k (big.k_cache is empty)
+  in.point(a);
   a.k_cache = k;
-  a.req_to_token = r2t.p;
-  a.slot_ids = slots.p;
-  a.seq_lens = lens.p;
   const std::int64_t LOCAL = gpu::cp_local(a);
   gpu::DevBuf<std::uint32_t> cells(gpu::cp_cells_bytes(a, LOCAL) / sizeof(std::uint32_t));
   gpu::DevBuf<std::uint64_t> keys(gpu::cp_keys_bytes(a) / sizeof(std::uint64_t));
@@ -150,15 +145,7 @@ Observed run_cp(const Case& small, const Case& big, const void* k) {
   ck(cudaMemset(out.p, 0xA5, out.n * sizeof(std::int32_t)), "poison out");
   ck(gpu::launch_cp_step_sim(a, out.p, nullptr), "cp step");
   ck(cudaDeviceSynchronize(), "synchronize");
-  Observed o;
-  o.Hq = big.Hq;
-  o.R = big.R;
-  o.topk = big.cfg.topk;
-  o.NB = big.NB();
-  o.has_scores = false;
-  o.topk_idx.resize(out.n);
-  ck(cudaMemcpy(o.topk_idx.data(), out.p, out.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H ids");
-  return o;
+  return read_outputs(big, out, nullptr);
 }
 
 class KOffsets64 : public ::testing::TestWithParam<OffsetParam> {};
