@@ -284,16 +284,23 @@ std::vector<bool> hits(const Case& c, const Expected& e) {
 
 bool context_parallel(const Backend& b) { return b.traits().mutant_scope == "cp"; }  // registry traits
 
-bool reaches(const Backend& b, const Condition& cond) {
+namespace {
+// reaches() with the condition's witness case already generated.
+bool reaches_witness(const Backend& b, const Condition& cond, const Case& witness) {
   if (cond.scope == Scope::cp && !context_parallel(b)) return false;
-  return b.supports(generate(cond.witness, 1));
+  return b.supports(witness);
 }
+}  // namespace
+
+bool reaches(const Backend& b, const Condition& cond) { return reaches_witness(b, cond, generate(cond.witness, 1)); }
 
 Tally::Tally(const std::vector<Backend*>& backends)
     : hit_(conditions().size(), 0), cases_(conditions().size(), 0) {
+  std::vector<Case> witnesses;  // generated once, asked of every backend
+  for (const auto& c : conditions()) witnesses.push_back(generate(c.witness, 1));
   for (const Backend* b : backends) {
     std::vector<bool> r;
-    for (const auto& c : conditions()) r.push_back(reaches(*b, c));
+    for (std::size_t i = 0; i < witnesses.size(); ++i) r.push_back(reaches_witness(*b, conditions()[i], witnesses[i]));
     reach_.push_back(std::move(r));
   }
 }
