@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One-call GPU verification with an A/B against an older commit, on the GPU machine:
+#   rm -rf .deps/base-src && mkdir -p .deps/base-src && git archive <commit> | tar -x -C .deps/base-src
+#   then, with the device tool (carry .deps):  bash ci/gpu-ab.sh $OUT
+# Builds this tree (preset default, sm_90a) and the old tree's benchmarks in parallel, runs
+# bench_gpu_cp (new, old, new) and bench_gpu_index_step (new, old), ctest -L cuda, then the GPU
+# mutation campaign beside compute-sanitizer memcheck. Fits one 600 s call (~290 s in session 3).
+set -uo pipefail
+out="$1"; mkdir -p "$out"; s="$out/summary.log"; note() { echo "== $*" | tee -a "$s"; }
+deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
+export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu"
+( STAGES=build JOBS=12 bash ci/gpu-check.sh "$out/check" > "$out/build.out" 2>&1 ) & p1=$!
+( cmake -S .deps/base-src -B /tmp/base $(command -v ninja >/dev/null && echo -G Ninja) -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) \
+  -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake > "$out/build-base.log" 2>&1 && cmake --build /tmp/base -j4 --target bench_gpu_cp bench_gpu_index_step >> "$out/build-base.log" 2>&1 ) & p2=$!
+wait $p1; note "build new rc=$? $(tail -3 "$out/check/summary.log" | tr '\n' ' ')"; wait $p2; note "build base rc=$?"
+N=build
+for r in new base new2; do d=$N; [[ $r == base ]] && d=/tmp/base
+  $d/bench/gpu/bench_gpu_cp --reps 50 --out "$out/cp-$r.md" > "$out/cp-$r.log" 2>&1; note "cp $r rc=$?"; done
+$N/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-new.md" > "$out/step-new.log" 2>&1; note "step new rc=$?"
+/tmp/base/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-base.md" > "$out/step-base.log" 2>&1; note "step base rc=$?"
+SLOTS=4 ci/gpu-resources.sh "$out/resources.json" 2>/dev/null
+ctest --preset default -L cuda --output-on-failure -j12 --resource-spec-file "$out/resources.json" > "$out/ctest-cuda.log" 2>&1
+note "ctest -L cuda rc=$?: $(grep -E 'tests passed|tests failed' "$out/ctest-cuda.log" | tail -1)"
+grep -E '\*\*\*Failed|\*\*\*Skipped|Not Run' "$out/ctest-cuda.log" | head -20 >> "$s"
+( timeout ${MUT_T:-200} $N/tools/ixo/ixo mutate --backend cuda-rows --backend cuda-packed --backend cuda-cp --json "$out/gpu-mutation.json" > "$out/mutate.log" 2>&1; echo "rc=$?" >> "$out/mutate.log" ) & p3=$!
+m='Matrix/CudaCases.RowsPackedOracleTwin'
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/gpu/test_gpu --gtest_filter="$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4" --gtest_brief=1 > "$out/memcheck.log" 2>&1
+note "memcheck test_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
+timeout 100 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/cp/test_cp_gpu --gtest_brief=1 > "$out/memcheck-cp.log" 2>&1
+note "memcheck test_cp_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck-cp.log" | tail -1)"
+wait $p3; note "mutate: $(tail -3 "$out/mutate.log" | tr '\n' ' ')"
