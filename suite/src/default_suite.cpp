@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -119,14 +120,16 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
 std::string SuiteResult::table(bool failures_only) const {
   std::string s;
   for (const auto& u : unavailable) s += fmt::format("unavailable here, skipped: {}\n", u);
-  s += fmt::format("{:<28} {:<18} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8}  {}\n", "backend", "case group", "cases", "skip",
-                   "head-rows", "tie-swaps", "failures", "seconds", "verdict");
+  std::size_t group_width = 18;  // the longest group name (fixtures, property rows) keeps the columns aligned
+  for (const auto& r : rows) group_width = std::max(group_width, r.group.size());
+  s += fmt::format("{:<28} {:<{}} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8}  {}\n", "backend", "case group", group_width, "cases",
+                   "skip", "head-rows", "tie-swaps", "failures", "seconds", "verdict");
   int n_pass = 0, n_fail = 0, n_skip = 0;
   for (const auto& r : rows) {
     (r.status == "PASS" ? n_pass : r.status == "FAIL" ? n_fail : n_skip)++;
     if (failures_only && r.status != "FAIL") continue;
-    s += fmt::format("{:<28} {:<18} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8.2f}  {}\n", r.backend, r.group, r.cases, r.skipped,
-                     r.checked, r.tie_swaps, r.failures, r.seconds, r.status);
+    s += fmt::format("{:<28} {:<{}} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8.2f}  {}\n", r.backend, r.group, group_width, r.cases,
+                     r.skipped, r.checked, r.tie_swaps, r.failures, r.seconds, r.status);
     if (r.status != "PASS")
       for (const auto& m : r.reports) s += "    " + m + "\n";
   }
