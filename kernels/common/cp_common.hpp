@@ -96,11 +96,27 @@ IXO_HD int shard_candidates(int topk, int world, int mutant) {
   return topk;
 }
 
-// Chunks of the shard score grid: min(LOCAL, chunk_budget(batch)), graph-constant (batch =
-// rows or packed groups). Shard cells [l0, l1) of chunk c: common::chunk_blocks(LOCAL, ...).
+// Chunks of the shard score grid, graph-constant (batch = rows or packed groups, LOCAL shard
+// cells): enough programs for one wave (kCpWavePrograms: 132 SMs x 2 CTAs of the H200),
+// else at least 16 cells a program, never more than the power-of-two budget
+// (common::num_kv_chunks) or LOCAL.
+// Why (H200, bench_gpu_cp, one lease, 2026-12-01; score us, old plan -> this plan): a CP
+// program's fixed cost (row facts, tile plan, pipeline start) is most of its time when it
+// scores one cell; the old plan (min(budget, LOCAL)) gave 16 x 131072 packed 4096 programs
+// of 1 cell (102 us -> 56 us with 256 programs of 16 cells), per-row 4096 of 4 cells
+// (187 -> 163 us), and the 4-request ROCm-PR batch 1024 per-row programs of 1 cell
+// (37 -> 23.5 us); fewer programs than one wave starve the SMs (that batch packed: 64
+// programs of 4 cells 22.7 us, 16 of 16 cells 42 us, against 256 of 1 cell 16 us).
+// Shard cells [l0, l1) of chunk c: common::chunk_blocks(LOCAL, ...).
+constexpr std::int64_t kCpWavePrograms = 256;
 IXO_HD int num_chunks(std::int64_t batch, std::int64_t LOCAL) {
-  const std::int64_t v = chunk_budget(batch);
-  return static_cast<int>(v < LOCAL ? v : (LOCAL < 1 ? 1 : LOCAL));
+  const std::int64_t b = batch < 1 ? 1 : batch;
+  const std::int64_t wave = (kCpWavePrograms + b - 1) / b;  // chunks for one wave of programs
+  std::int64_t want = wave > LOCAL / 16 ? wave : LOCAL / 16;
+  if (want > LOCAL) want = LOCAL;
+  if (want < 1) want = 1;
+  const int c = num_kv_chunks(b, 1);
+  return c < want ? c : static_cast<int>(want);
 }
 
 // Packing: pack * WORLD tile rows must fit one 16-row tile (common::pack_fits); tile row i

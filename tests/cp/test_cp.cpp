@@ -177,9 +177,17 @@ TEST(Cp, Formulas) {
   const auto t = ixo::common::tile_row(9, 4, 4);
   EXPECT_EQ(t.draft, 2);
   EXPECT_EQ(t.head, 1);
-  EXPECT_EQ(cc::num_chunks(16, 65), 65);
-  EXPECT_EQ(cc::num_chunks(4, 1000), 256);
-  EXPECT_EQ(cc::num_chunks(8192, 1000), 1);
+  // Chunk plan: max(ceil(256 / batch), LOCAL / 16) chunks, at most LOCAL and the
+  // power-of-two budget (4096 / batch in [1, 256]).
+  EXPECT_EQ(cc::num_chunks(16, 65), 16);     // wave 16 > 65 / 16 = 4
+  EXPECT_EQ(cc::num_chunks(4, 1000), 64);    // wave 64 > 62
+  EXPECT_EQ(cc::num_chunks(48, 100000), 64); // 6250 cells-per-16 > budget 4096 / 48 = 85 -> 64
+  EXPECT_EQ(cc::num_chunks(8192, 1000), 1);  // budget 0 -> 1
+  EXPECT_EQ(cc::num_chunks(16, 15), 15);     // wave 16, at most LOCAL
+  EXPECT_EQ(cc::num_chunks(4, 64), 64);      // bench ROCm-PR packed: 256 programs of 1 cell
+  EXPECT_EQ(cc::num_chunks(16, 256), 16);    // bench 16 x 131072 packed: 256 programs of 16 cells
+  EXPECT_EQ(cc::num_chunks(64, 256), 16);    // per-row: 1024 programs of 16 cells
+  EXPECT_EQ(cc::num_chunks(128, 1024), 32);  // 32 x 524288 per-row: budget 32
 }
 
 TEST(Cp, SupportsAndRejects) {
