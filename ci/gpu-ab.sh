@@ -22,6 +22,7 @@ SLOTS=4 ci/gpu-resources.sh "$out/resources.json" 2>/dev/null
 ctest --preset default -L cuda --output-on-failure -j12 --resource-spec-file "$out/resources.json" > "$out/ctest-cuda.log" 2>&1
 note "ctest -L cuda rc=$?: $(grep -E 'tests passed|tests failed' "$out/ctest-cuda.log" | tail -1)"
 grep -E '\*\*\*Failed|\*\*\*Skipped|Not Run' "$out/ctest-cuda.log" | head -20 >> "$s"
+grep -E 'mutant\.' "$out/ctest-cuda.log" | grep -E 'Passed|Failed|Skipped' >> "$s"  # named GPU-test mutants: Passed = killed
 ( timeout ${MUT_T:-200} $N/tools/ixo/ixo mutate --backend cuda-rows --backend cuda-packed --backend cuda-cp --json "$out/gpu-mutation.json" > "$out/mutate.log" 2>&1; echo "rc=$?" >> "$out/mutate.log" ) & p3=$!
 m='Matrix/CudaCases.RowsPackedOracleTwin'
 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/gpu/test_gpu --gtest_filter="$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4" --gtest_brief=1 > "$out/memcheck.log" 2>&1

@@ -46,6 +46,15 @@ IXO_HD std::int64_t wrap_slot(std::int64_t s, std::int64_t S, int mutant = 0) {
   return s < 0 ? s + S : s;
 }
 
+// The K row the bytes of a load of k_cache row s come from: s itself, every offset in 64
+// bits. (k_offset_32bit: the byte offset s * row_bytes wrapped to 32 bits, as an `unsigned`
+// offset would; exact rows of 2^32 / row_bytes lower when row_bytes divides 2^32.)
+IXO_HD std::int64_t k_load_row(std::int64_t s, std::int64_t row_bytes, int mutant = 0) {
+  if (IXO_MUTANT(mutant, mutants::k_offset_32bit) && s >= 0)
+    return static_cast<std::int64_t>(static_cast<std::uint32_t>(s * row_bytes)) / row_bytes;
+  return s;
+}
+
 // Table row a query row reads, or -1 when the row is inactive (slot outside the table
 // after the negative alias, or length 0): an inactive row reads no K and selects nothing.
 IXO_HD std::int64_t table_row(std::int64_t slot, std::int64_t S, std::int64_t rows, std::int64_t L, int mutant = 0) {

@@ -4,7 +4,12 @@
 //   X(id, key, where, bug, exposing_input, killer)
 //     where: "common" (shared formula: every backend family), "packed" (packed scorers),
 //            "topk" (top-k stages), "cpu" / "gpu" (one family only), "cp" (CP backends),
-//            "cp-gpu" (CP formulas only the CUDA CP kernels call, e.g. local_end)
+//            "cp-gpu" (CP formulas only the CUDA CP kernels call, e.g. local_end),
+//            "gpu-test" (native CUDA code whose exposing input only a named GPU test builds:
+//            a multi-GB K cache, a graph replayed after allocator churn, repeated launches
+//            beside concurrent work; `ixo mutate` does not run these: the ctest
+//            `mutant.<key>` (label cuda) runs the named test with IXO_TEST_MUTANT=<key> and
+//            passes only when that test fails)
 //     killer: the check of the campaign expected to kill it (see tools/ixo/mutate.cpp)
 //
 // A switch in kernel code reads `if (IXO_MUTANT(mutant, ixo::mutants::key)) ...`; in
@@ -106,7 +111,13 @@
   X(607, cp_shard_end_floor, "cp-gpu", "CP: a rank's last shard cell count (nb - rank) / WORLD rounded down: its last block of the row never scored", \
     "nb - rank not a multiple of WORLD, the last block a winner (forced local)", "GPU: test_cp_gpu / ixo mutate --backend cuda-cp")                                   \
   X(608, cp_trivial_cells_invalid, "cp", "CP: valid cells of trivial rows (nb <= topk) marked invalid instead of ord(0): they select nothing", \
-    "rows with 0 < nb <= topk", "fixture:exact-tie-free")
+    "rows with 0 < nb <= topk", "fixture:exact-tie-free")                                                          \
+  X(40, k_offset_32bit, "gpu-test", "K byte offset slot * row_bytes computed in 32 bits (unsigned wrap): slots past 2^32 / row_bytes read K rows 2^32 bytes lower", \
+    "token slots above 2^24 with D 128 bf16 (a 4.3 GB K cache)", "ctest:mutant.k_offset_32bit (test_gpu_offsets)")   \
+  X(41, scores_workspace_cached, "gpu-test", "the index step scores into a process-wide workspace grown on demand (freed and re-allocated for a larger batch): a graph captured before the growth replays into freed memory", \
+    "graph capture, then a larger batch through the same launcher, then allocator churn and a replay", "ctest:mutant.scores_workspace_cached (GraphRobust.AllocatorChurn)") \
+  X(42, topk_ties_by_arrival, "gpu-test", "exact ties at the k-th score resolved by atomic arrival order (SGLang's radix top-k): a valid choice, but not the same from run to run", \
+    "thousands of blocks tied at the k-th score, keys read from global memory (nb > 8192), launches beside concurrent work", "ctest:mutant.topk_ties_by_arrival (RepeatRuns)")
 
 namespace ixo::mutants {
 

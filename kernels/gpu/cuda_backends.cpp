@@ -48,9 +48,9 @@ class CudaBackend final : public Backend {
 
     cudaStream_t s = nullptr;
     check_launch(gpu::launch_fill_u32(scores.p, options.score_poison_bits, ncells, s), "fill");
-    // Any batch: the packed kernel decides on the device which groups pack (graph-safe).
-    check_launch(packed_ ? gpu::launch_score_packed(a, s) : gpu::launch_score_rows(a, s), "score");
-    check_launch(gpu::launch_topk(a, s), "topk");
+    // Any batch: the packed kernel decides on the device which groups pack (graph-safe). The
+    // one step entry point a server's graph captures (score, then top-k).
+    check_launch(gpu::launch_index_step(a, packed_, s), "index step");
     check(cudaStreamSynchronize(s), "synchronize");
 
     Observed o;

@@ -14,6 +14,10 @@ using gpuStream_t = hipStream_t;
 #define IXO_WARP_SIZE 64
 #define IXO_SHFL_UP(v, d) __shfl_up((v), (d))
 #define gpuErrorInvalidValueCode hipErrorInvalidValue
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
 #else
 #include <cuda_runtime.h>
 #define IXO_GPU_CUDA 1
@@ -25,6 +29,10 @@ using gpuStream_t = cudaStream_t;
 #define IXO_WARP_SIZE 32
 #define IXO_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define gpuErrorInvalidValueCode cudaErrorInvalidValue
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #endif
 
 // Tensor-core path (mma.sync m16n8k16 bf16, fp8 widening by cvt): NVIDIA sm_80 and newer

@@ -176,7 +176,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     return t >= 0 ? __ldg(r2t_row + t) : 0;
   };
   auto to_slot = [&](std::int64_t it, std::int32_t raw) -> std::int64_t {
-    return lane_token(it) >= 0 ? cm::wrap_slot(static_cast<std::int64_t>(raw), p.S, p.mutant) : -1;
+    return lane_token(it) >= 0 ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(raw), p.S, p.mutant), row_bytes, p.mutant)
+                               : -1;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](std::int64_t it, std::int64_t my_slot) {
@@ -364,10 +365,13 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const std::uint32_t eq_total = hist[prefix & 0xFFu];
   const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? eq_total - need : 0u;
   // Compaction in id order: ids ascending.
-  radix_compact<NT>(n, key, prefix, need, skip, scan, [&](std::uint32_t pos, std::int64_t j) {
-    if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
-    if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
-  });
+  radix_compact<NT>(
+      n, key, prefix, need, skip, scan,
+      [&](std::uint32_t pos, std::int64_t j) {
+        if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
+        if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
+      },
+      p.mutant);
 }
 
 __global__ void fill_u32_kernel(std::uint32_t* dst, std::uint32_t bits, std::size_t n) {

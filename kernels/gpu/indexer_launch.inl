@@ -139,10 +139,45 @@ int launch_topk(const IndexArgs& a, void* stream) {
   return static_cast<int>(gpuGetLastError());
 }
 
-int launch_index_step(const IndexArgs& a, bool packed, void* stream) {
+namespace {
+int launch_step_direct(const IndexArgs& a, bool packed, void* stream) {
   const int e = packed ? launch_score_packed(a, stream) : launch_score_rows(a, stream);
   if (e != 0) return e;
   return launch_topk(a, stream);
+}
+
+// The scores_workspace_cached mutant (a graph bug class, catalogue id 41): the step scores
+// into a process-wide workspace that grows on demand -- freed and re-allocated when a larger
+// batch comes -- between a copy-in and a copy-out of the caller's buffer, so every eager
+// launch gives the right bits, but a graph captured before the growth keeps the freed
+// workspace in its kernel nodes. (The real launcher never allocates.)
+int launch_step_cached_workspace(const IndexArgs& a, bool packed, void* stream) {
+  static void* ws = nullptr;
+  static std::size_t ws_bytes = 0;
+  const std::size_t need = score_workspace_bytes(a.R, a.Hq, a.NB);
+  if (need > ws_bytes) {
+    if (ws != nullptr) (void)gpuFree(ws);
+    ws = nullptr;
+    ws_bytes = 0;
+    const gpuError_t m = gpuMalloc(&ws, need);
+    if (m != gpuSuccess) return static_cast<int>(m);
+    ws_bytes = need;
+  }
+  const auto s = static_cast<gpuStream_t>(stream);
+  IndexArgs w = a;
+  w.scores = static_cast<float*>(ws);
+  gpuError_t e = gpuMemcpyAsync(ws, a.scores, need, gpuMemcpyDeviceToDevice, s);
+  if (e != gpuSuccess) return static_cast<int>(e);
+  const int r = launch_step_direct(w, packed, stream);
+  if (r != 0) return r;
+  e = gpuMemcpyAsync(a.scores, ws, need, gpuMemcpyDeviceToDevice, s);
+  return static_cast<int>(e);
+}
+}  // namespace
+
+int launch_index_step(const IndexArgs& a, bool packed, void* stream) {
+  if (IXO_MUTANT(a.mutant, mutants::scores_workspace_cached)) return launch_step_cached_workspace(a, packed, stream);
+  return launch_step_direct(a, packed, stream);
 }
 
 int launch_fill_u32(void* dst, std::uint32_t bits, std::size_t n, void* stream) {

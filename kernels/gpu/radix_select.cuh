@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "gpu/gpu_port.hpp"
+#include "indexer_common.hpp"
 
 namespace ixo::gpu::detail {
 
@@ -90,17 +91,46 @@ __device__ __forceinline__ std::uint32_t radix_select(std::int64_t n, Key key, s
   return prefix;
 }
 
+// The topk_ties_by_arrival mutant's compaction (SGLang's radix top-k): each thread counts its
+// keys, then claims its tied ones with one atomicAdd as it arrives, so which of the tied keys
+// are selected depends on the order the threads finish reading their keys. Positions are
+// still ranks in index order (a valid top-k, ids ascending), only not the lowest tied ids.
+template <int NT, class Key, class Emit>
+__device__ void radix_compact_by_arrival(std::int64_t lo, std::int64_t hi, Key key, std::uint32_t prefix,
+                                         std::uint32_t need, std::uint64_t* scan, Emit emit) {
+  __shared__ std::uint32_t arrived;
+  if (threadIdx.x == 0) arrived = 0;
+  __syncthreads();
+  std::uint32_t gt = 0, eq = 0;
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::uint32_t u = key(j);
+    gt += u > prefix;
+    eq += u == prefix;
+  }
+  const std::uint32_t first = eq > 0 ? atomicAdd(&arrived, eq) : 0u;  // no barrier before: arrival order
+  const std::uint32_t mine = first >= need ? 0u : (need - first < eq ? need - first : eq);
+  std::uint32_t pos = static_cast<std::uint32_t>(block_exclusive_scan<NT>(gt + mine, scan)), taken = 0;
+  for (std::int64_t j = lo; j < hi; ++j) {
+    const std::uint32_t u = key(j);
+    if (u > prefix || (u == prefix && taken++ < mine)) emit(pos++, j);
+  }
+}
+
 // Compaction in index order after radix_select: thread tid owns indices [lo, hi); emit(pos,
 // j) is called for every selected j: each key above `prefix`, and the tied keys (== prefix)
 // number skip .. skip + need - 1 in index order; pos = its rank in index order among the
 // selected ones.
 template <int NT, class Key, class Emit>
 __device__ __forceinline__ void radix_compact(std::int64_t n, Key key, std::uint32_t prefix, std::uint32_t need,
-                                              std::uint32_t skip, std::uint64_t* scan, Emit emit) {
+                                              std::uint32_t skip, std::uint64_t* scan, Emit emit, int mutant = 0) {
   const int tid = threadIdx.x;
   const std::int64_t per = (n + NT - 1) / NT;
   const std::int64_t lo = tid * per < n ? tid * per : n;
   const std::int64_t hi = lo + per < n ? lo + per : n;
+  if (IXO_MUTANT(mutant, ixo::mutants::topk_ties_by_arrival)) {  // block-uniform
+    radix_compact_by_arrival<NT>(lo, hi, key, prefix, need, scan, emit);
+    return;
+  }
   std::uint32_t gt = 0, eq = 0;
   for (std::int64_t j = lo; j < hi; ++j) {
     const std::uint32_t u = key(j);

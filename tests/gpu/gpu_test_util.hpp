@@ -2,10 +2,13 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "backend.hpp"
+#include "common/mutants.hpp"
 #include "gpu/cuda_backends.hpp"
 
 namespace ixo::test {
@@ -16,5 +19,16 @@ namespace ixo::test {
     std::string why_;                                                                \
     if (!::ixo::make_cuda_rows_backend()->available(&why_)) GTEST_SKIP() << why_;    \
   } while (0)
+
+// The catalogue mutant a mutation ctest injects into the launches of a named GPU test
+// (`mutant.<key>` runs it with IXO_TEST_MUTANT=<key>, kernels/common/mutants.hpp "gpu-test");
+// 0 (none) without the variable. An unknown key is an error, never a silent 0.
+inline int test_mutant() {
+  const char* v = std::getenv("IXO_TEST_MUTANT");
+  if (v == nullptr || *v == '\0') return 0;
+  for (const auto& m : ::ixo::mutants::catalogue)
+    if (std::string(m.key) == v || std::to_string(m.id) == v) return m.id;
+  throw std::runtime_error(std::string("IXO_TEST_MUTANT=") + v + " names no catalogue mutant");
+}
 
 }  // namespace ixo::test

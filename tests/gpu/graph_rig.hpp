@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpu/index_args.hpp"
+#include "gpu_test_util.hpp"
 #include "gpu/indexer_launch.hpp"
 #include "ixo/case.hpp"
 #include "ixo/observed.hpp"
@@ -92,6 +93,7 @@ struct Rig {
     args.seq_lens = lens.p;
     args.scores = scores.p;
     args.topk_idx = topk.p;
+    args.mutant = test_mutant();  // a mutation ctest's injected mutant (gpu_test_util.hpp), else 0
     eager_args = args;
     eager_args.scores = e_scores.p;
     eager_args.topk_idx = e_topk.p;

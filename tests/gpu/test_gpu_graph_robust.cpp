@@ -1,8 +1,8 @@
 // CUDA-graph replay robustness (issue 13, section 2), part of test_gpu_graph:
 //  (a) AllocatorChurn: capture fill + index step, then churn the allocator (the warm-up's
-//      outputs freed, cudaMalloc/cudaFree of other sizes filled with garbage, a torch-like
-//      caching pool carved from one big block, and the cuda backends run on a larger case,
-//      which allocate and free their own buffers), then replay with new inputs written in
+//      outputs freed, the cuda backends run on a larger case through the same launcher
+//      (they allocate and free their own buffers), then cudaMalloc/cudaFree of other sizes
+//      filled with garbage and a torch-like caching pool carved from one big block), then replay with new inputs written in
 //      place. The replay equals the oracle and a fresh-allocation backend run bit for bit,
 //      and no kernel-node parameter word points into any churned allocation (the graph holds
 //      only the buffers it was captured with).
@@ -74,8 +74,18 @@ TEST_P(GraphRobust, AllocatorChurnBetweenCaptureAndReplay) {
     EXPECT_TRUE(matches_oracle(c0, oracle(c0), first, false, "replay before churn"));
 
     warm_out.reset();
-    // Churn: mallocs of several sizes filled with garbage, frees of half of them, a caching
-    // pool (one block, sub-allocated), and backend runs on a larger case.
+    // A larger batch through the same launcher first (a server's eager step, or another
+    // graph's capture): anything the launcher kept and had to grow is freed now, before the
+    // churn re-uses the addresses. Then churn: mallocs of several sizes filled with garbage,
+    // frees of half of them, a caching pool (one block, sub-allocated).
+    GenSpec big = churn_spec(0);
+    big.requests = 6;
+    big.prefixes = {9000, 300, 128 * 50, 4000, 77, 6000};
+    const Case cb = generate(big, 33);
+    RunOptions same_launcher;
+    same_launcher.mutant = test_mutant();
+    (void)make_cuda_rows_backend()->run(cb, same_launcher);
+    (void)make_cuda_packed_backend()->run(cb, same_launcher);
     for (std::size_t i = 0; i < 24; ++i) {
       const std::size_t sz = (std::size_t{1} << (12 + i % 12)) + 256 * i;
       void* p = nullptr;
@@ -100,12 +110,6 @@ TEST_P(GraphRobust, AllocatorChurnBetweenCaptureAndReplay) {
       churn.push_back(pool);
       churn_size.push_back(pool_sz);
     }
-    GenSpec big = churn_spec(0);
-    big.requests = 6;
-    big.prefixes = {9000, 300, 128 * 50, 4000, 77, 6000};
-    const Case cb = generate(big, 33);
-    (void)make_cuda_rows_backend()->run(cb);
-    (void)make_cuda_packed_backend()->run(cb);
 
     rig.write(c1, kAllInputs);
     ASSERT_EQ(rig.args.q, captured.q);

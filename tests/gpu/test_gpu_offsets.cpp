@@ -115,6 +115,7 @@ Observed run_index(const Case& big, const void* k, bool packed) {
   const gpu::CaseInputs in(big, big.q);  // big.k_cache is empty: K is the device cache k
   in.point(a);
   a.k_cache = k;
+  a.mutant = test_mutant();  // mutant.k_offset_32bit injects the 32-bit offset here
   const std::size_t ncells = static_cast<std::size_t>(big.Hq * big.R * big.NB());
   gpu::DevBuf<float> scores(ncells);
   gpu::DevBuf<std::int32_t> topk(static_cast<std::size_t>(big.Hq * big.R * big.cfg.topk));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "indexer_common.hpp"
@@ -111,6 +112,31 @@ TEST(KernelsCommon, AddressingWrapsAndTableRows) {
   EXPECT_EQ(cm::token_slot(table, 3, 1, 1, 10), 7);
   EXPECT_EQ(cm::token_slot(table, 3, 1, 2, 10), 0);
   EXPECT_EQ(cm::kv_head_of(5, 4), 1);
+}
+
+// K rows are addressed in 64 bits: row 2^24 + 5 of 256-byte rows (byte offset 2^32 + 1280)
+// stays that row; the k_offset_32bit mutant wraps the byte offset to 32 bits (row 5), the
+// bug test_gpu_offsets' decoy K catches on the GPU (ctest mutant.k_offset_32bit).
+TEST(KernelsCommon, KLoadRowIs64Bit) {
+  const std::int64_t big = (std::int64_t{1} << 24) + 5;
+  EXPECT_EQ(cm::k_load_row(big, 256), big);
+  EXPECT_EQ(cm::k_load_row(3, 256), 3);
+#if defined(IXO_ENABLE_MUTANTS)
+  EXPECT_EQ(cm::k_load_row(big, 256, ixo::mutants::k_offset_32bit), 5);
+  EXPECT_EQ(cm::k_load_row(3, 256, ixo::mutants::k_offset_32bit), 3);
+#endif
+}
+
+// Every "gpu-test" mutant names the mutation ctest that runs it (tests/gpu/CMakeLists.txt
+// adds `mutant.<key>` for each): its killer reads "ctest:mutant.<key> (...)".
+TEST(KernelsCommon, GpuTestMutantsNameTheirCtest) {
+  int n = 0;
+  for (const auto& m : ixo::mutants::catalogue) {
+    if (std::string(m.where) != "gpu-test") continue;
+    ++n;
+    EXPECT_EQ(std::string(m.killer).rfind(std::string("ctest:mutant.") + m.key + " (", 0), 0u) << m.key << ": " << m.killer;
+  }
+  EXPECT_GE(n, 3);
 }
 
 TEST(KernelsCommon, GroupPlanIsLongestWritableRowAndTileMapping) {

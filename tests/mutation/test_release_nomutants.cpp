@@ -31,6 +31,7 @@ TEST(ReleaseNoMutants, CommonFormulasIgnoreTheSelector) {
     SCOPED_TRACE(m.key);
     EXPECT_EQ(cm::forced_score(1.f, 5, 6, 6, 1, m.id), cm::forced_score(1.f, 5, 6, 6, 1));
     EXPECT_EQ(cm::wrap_slot(-3, 10, m.id), 7);
+    EXPECT_EQ(cm::k_load_row((std::int64_t{1} << 24) + 5, 256, m.id), (std::int64_t{1} << 24) + 5);
     EXPECT_EQ(cm::table_row(99, 10, 4, 5, m.id), -1);
     EXPECT_EQ(cm::fp8_to_float(0x38, cm::kE4m3fnuz, m.id), cm::fp8_to_float(0x38, cm::kE4m3fnuz));
     EXPECT_EQ(cm::logit_multiplier(0.5f, 0.75f, m.id), cm::logit_multiplier(0.5f, 0.75f));

@@ -12,6 +12,7 @@
 #include "common/mutants.hpp"
 #include "ixo/default_suite.hpp"
 #include "ixo/backend_properties.hpp"
+#include "ixo/metamorphic_properties.hpp"
 #include "ixo/error.hpp"
 #include "ixo/fixture.hpp"
 #include "ixo/oracle.hpp"
@@ -83,6 +84,8 @@ std::vector<NamedCheck> make_checks(int property_cases) {
       {"PaddingAndInactiveRowsDisturbNothing", &props::padding_and_inactive_rows_disturb_nothing},
       {"RelabelingSlotsChangesNothing", &props::relabeling_slots_changes_nothing},
       {"NearTiesStayWithinTau", &props::near_ties_stay_within_tau},
+      {"BatchInvariance", &props::batch_invariance},
+      {"RepeatRunsIdentical", &props::repeat_runs_identical},
   };
   for (const auto& [name, body] : props)
     checks.push_back({std::string("property:") + name, [name = std::string(name), body, property_cases](Selected& s, const RunOptions& o)
@@ -106,6 +109,7 @@ std::vector<NamedCheck> make_checks(int property_cases) {
 // registry's traits (kernels/common/mutants.hpp says what each `where` means).
 bool reaches(const mutants::Info& m, const Selected& s) {
   const std::string where = m.where;
+  if (where == "gpu-test") return false;  // run by its ctest mutant.<key>, not by a backend campaign
   for (const auto& b : s.all) {
     const BackendTraits& t = b->traits();
     const bool native = t.mutant_scope == "native";
@@ -167,7 +171,9 @@ int run_mutate(const MutateOptions& o) {
                        {"expected_killer", m.killer}};
     if (!reaches(m, s)) {
       row["killed"] = nullptr;
-      row["killed_by"] = "not run: no selected backend contains it";
+      row["killed_by"] = std::string(m.where) == "gpu-test"
+                             ? std::string("not run here: named GPU test, ") + m.killer
+                             : "not run: no selected backend contains it";
       fmt::print("{:>3} {:<28} {:<8} {:<8}\n", m.id, m.key, m.where, "not run");
       out["mutants"].push_back(row);
       continue;
