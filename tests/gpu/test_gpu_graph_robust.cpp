@@ -4,8 +4,9 @@
 //      (they allocate and free their own buffers), then cudaMalloc/cudaFree of other sizes
 //      filled with garbage and a torch-like caching pool carved from one big block), then replay with new inputs written in
 //      place. The replay equals the oracle and a fresh-allocation backend run bit for bit,
-//      and no kernel-node parameter word points into any churned allocation (the graph holds
-//      only the buffers it was captured with).
+//      no kernel-node parameter word points into any churned allocation, and every one that
+//      is a device address lies in a captured buffer (the graph holds only the buffers it
+//      was captured with; catalogue mutant scores_workspace_cached keeps its own).
 //  (b) PaddedBatch: capture a batch larger than the real one (real requests, then graph
 //      padding rows on table row 0 and inactive rows), replay with other real contents and
 //      then with fewer real requests (real groups turned into padding / inactive rows):
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/device_buffer.hpp"
@@ -119,15 +121,37 @@ TEST_P(GraphRobust, AllocatorChurnBetweenCaptureAndReplay) {
     EXPECT_TRUE(bitwise_equal(g, (packed ? make_cuda_packed_backend() : make_cuda_rows_backend())->run(c1), c1,
                               "replay after churn vs fresh backend run"));
     EXPECT_NE(g.topk_idx, first.topk_idx) << "new inputs must change the answer";
-    std::size_t refs = 0;
+    // The graph holds only the buffers it was captured with: every kernel-node parameter word
+    // that is a device address lies inside one of the rig's buffers (not in churned memory,
+    // and not in memory the launcher keeps for itself: whether the allocator has handed such
+    // memory to someone else by the replay is luck, the reference is the bug).
+    const std::pair<const void*, std::size_t> owned[] = {
+        {rig.q.p, rig.q.n * 2}, {rig.k.p, rig.k.n}, {rig.r2t.p, rig.r2t.n * 4}, {rig.slots.p, rig.slots.n * 8},
+        {rig.lens.p, rig.lens.n * 8}, {rig.scores.p, rig.scores.n * 4}, {rig.topk.p, rig.topk.n * 4}};
+    std::size_t refs = 0, device_words = 0;
     for (std::uintptr_t w : param_words(rig.graph)) {
       if (w == reinterpret_cast<std::uintptr_t>(rig_q)) ++refs;
       for (std::size_t i = 0; i < churn.size(); ++i) {
         const auto base = reinterpret_cast<std::uintptr_t>(churn[i]);
         EXPECT_FALSE(w >= base && w < base + churn_size[i]) << "a graph node references churned memory";
       }
+      cudaPointerAttributes at{};
+      if (cudaPointerGetAttributes(&at, reinterpret_cast<const void*>(w)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        continue;
+      }
+      if (at.type != cudaMemoryTypeDevice) continue;
+      ++device_words;
+      bool inside = false;
+      for (const auto& [p, n] : owned) {
+        const auto b = reinterpret_cast<std::uintptr_t>(p);
+        inside = inside || (w >= b && w < b + n);
+      }
+      EXPECT_TRUE(inside) << "a graph kernel node references device memory 0x" << std::hex << w
+                          << " that is none of the captured buffers";
     }
     EXPECT_GE(refs, 1u) << "the score node must reference the captured q buffer";
+    EXPECT_GE(device_words, 7u) << "the nodes' device pointers were not recognised";
   }
   for (void* p : churn) cudaFree(p);
 }
