@@ -46,24 +46,12 @@ namespace {
 int g_rank = -1;
 
 ixo::Case make_case(const std::string& name, int world) {
-  ixo::GenSpec s;
-  s.requests = 4;
-  s.draft_rows = 4;
-  s.Hq = world;
-  s.Hk = 1;
-  s.D = 128;
-  s.cfg.block_size = 128;
-  s.cfg.topk = 16;
-  s.cfg.init_blocks = 1;
-  s.cfg.local_blocks = 2;
-  s.prefixes = {255 * 128 + 126};
+  // The ROCm PR's shape (tests/cp/cp_cases.cpp rocm_pr_spec builds the same through the builder).
+  ixo::GenSpec s = ixo::GenSpec{}.rows(4, 4).heads(world, 1, 128).blocks(128, 16, 1, 2).lengths({255 * 128 + 126});
   if (name == "rocm-e4m3fnuz") s.cfg.k_dtype = ixo::KDtype::e4m3fnuz;
   if (name.rfind("bench", 0) == 0) {
-    s.requests = 8;
-    s.prefixes = {131072};
+    s.rows(8, 4).blocks(128, 16, 0, 1).lengths({131072});
     s.negative_aliases = false;
-    s.cfg.init_blocks = 0;
-    s.cfg.local_blocks = 1;
     if (name == "bench-e4m3fn") s.cfg.k_dtype = ixo::KDtype::e4m3fn;
   }
   return ixo::generate(s, 41488);
