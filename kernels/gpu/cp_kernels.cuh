@@ -44,7 +44,7 @@ __device__ __forceinline__ cm::GroupPlan cp_group_plan(const cm::RowInputs& in, 
   return cm::group_plan(in, first, pack, kNativeMutantsOff);
 }
 
-constexpr int kCandThreads = 128;
+constexpr int kCandThreads = 256;  // >= 256: radix_select finds each digit with a block scan, not one thread (29 us -> see docs/performance.md)
 constexpr int kMergeThreads = 256;
 constexpr int kMergeMax = cc::kMaxWorld * cc::kMaxCandidates;
 
@@ -165,6 +165,9 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   if (s.l0 + warp >= lend) return;  // warp-uniform; no block-level barrier follows
   const CpRowS m0 = trs[grp], m1 = trs[grp + 8];
   const std::int64_t Lg = s.gp.Lg;
+  // Rows are masked with their own length, never past Lg (not loaded); idle tile rows need no mask.
+  const std::int64_t L0 = m0.used ? (m0.f.L < Lg ? m0.f.L : Lg) : kNoMaskLength;
+  const std::int64_t L1 = m1.used ? (m1.f.L < Lg ? m1.f.L : Lg) : kNoMaskLength;
 
   std::uint32_t qa[kSteps][4];
   load_q_fragments<D, KC>(
@@ -213,8 +216,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     const std::int64_t t0 = tile_start(it, &off0);
     float v0[8], v1[8];
     // Rows are masked with their own length; tokens past the tile's length Lg were not loaded.
-    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, m0.f.L < Lg ? m0.f.L : Lg,
-                                                 m1.f.L < Lg ? m1.f.L : Lg, lut, false, kNativeMutantsOff},
+    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, L0, L1, lut, false, kNativeMutantsOff},
                           tig, v0, v1);
     state_add(st0, v0, lse, kNativeMutantsOff);
     state_add(st1, v1, lse, kNativeMutantsOff);

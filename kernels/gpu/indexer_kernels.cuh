@@ -202,7 +202,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     int off0, q;
     const std::int64_t t0 = tile_start(it, &off0, &q);
     float v0[8], v1[8];
-    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, m0.L_mask, m1.L_mask, lut, use_lut, p.mutant},
+    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
+                                                            m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant},
                           tig, v0, v1);
     state_add(st0, v0, lse, p.mutant);
     state_add(st1, v1, lse, p.mutant);

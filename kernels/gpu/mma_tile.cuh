@@ -191,6 +191,10 @@ __device__ __forceinline__ void ring_step(const uint4* ring, std::int64_t it, st
 // (token t0 at offset off0 of its block), the block size, the logit multiplier, the lengths
 // rows grp / grp + 8 are masked with, the fp8 table (use_lut: even where the hardware
 // converts) and the mutant selector.
+// The mask length of a tile row whose scores are never written (an idle tile row, a row with
+// nothing to write): its lanes need no mask, and it must not keep a sub-tile off the
+// interior fast path of subtile_logits.
+constexpr std::int64_t kNoMaskLength = INT64_MAX;
 struct SubtileMask {
   std::int64_t t0;
   int off0, bs;
@@ -234,13 +238,24 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
     }
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
+      v0[j * 2 + e] = acc[e] * mk.mult;
+      v1[j * 2 + e] = acc[2 + e] * mk.mult;
+    }
+  }
+  // Interior sub-tiles (every token inside the block and below both rows' lengths, for the
+  // whole warp: one vote) keep the products; the others mask. Same bits either way.
+  const std::int64_t lmin = mk.L0 < mk.L1 ? mk.L0 : mk.L1;
+  if (__all_sync(0xffffffffu, mk.off0 + 32 <= mk.bs && mk.t0 + 32 <= lmin)) return;
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
       const int off = mk.off0 + j * 8 + tig * 2 + e;
       const std::int64_t t = mk.t0 + j * 8 + tig * 2 + e;
       const bool in_blk = off < mk.bs;
-      v0[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L0, acc[e] * mk.mult, mk.mutant) : -INFINITY;
-      v1[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L1, acc[2 + e] * mk.mult, mk.mutant) : -INFINITY;
+      v0[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L0, v0[j * 2 + e], mk.mutant) : -INFINITY;
+      v1[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L1, v1[j * 2 + e], mk.mutant) : -INFINITY;
     }
-  }
 }
 // The same, choosing the widening: e4m3fn / e5m2 with the hardware path take the branch-free
 // integer widening for sub-tiles without NaN / Inf codes (checked once per sub-tile,
