@@ -331,7 +331,10 @@ def main():
         if rc != 0:
             return "tests do not compile", out
         for name in a.tests:
-            rc, out, _ = sh([find_binary(name)], build, timeout=a.timeout, log=log)
+            exe = find_binary(name)
+            if exe is None:
+                return f"no executable {name} in {build}", ""
+            rc, out, _ = sh([exe], build, timeout=a.timeout, log=log)
             if rc != 0:
                 return f"test:{name}", out
         return None, ""
@@ -365,10 +368,10 @@ def main():
                         t0 = time.time()
                         by, _ = run_tests()
                         m["tests_s"] = round(time.time() - t0, 1)
-                        if by == "tests do not compile":
-                            m.update(by="- (host tests do not compile)")
-                        elif by:
+                        if by and by.startswith("test:"):
                             m.update(status="killed", by=by)
+                        elif by:  # the tests did not compile or were not found: the mutant stays a survivor
+                            m.update(by=f"- (host tests: {by})")
                 else:
                     by = "timeout" if rc == "timeout" else f"exit {rc}"
                     f = re.search(r"UNMUTATED SUITE FAILS at (\S+): ", out)
