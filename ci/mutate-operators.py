@@ -18,6 +18,12 @@ preprocessor lines are not mutated. Writes a markdown table and a JSON file.
 
   /usr/bin/python3 ci/mutate-operators.py [--max N] [--scratch DIR] [--out FILE.md]
       [--json FILE.json] [--list] [--only ID ...] [--property-cases N] [--timeout S]
+      [--tests TARGET ...]
+
+--tests names host test executables (CMake targets, e.g. test_common test_cp): each mutant
+that the ixo suite lets survive is then built into those tests and they run (all must pass
+unmutated); a failing test kills it, "killed by" reads `test:TARGET`. Without --tests the
+report is the ixo suite's alone.
 """
 import argparse
 import json
@@ -33,10 +39,22 @@ TARGETS = ["kernels/common/indexer_common.hpp", "kernels/common/plans.hpp", "ker
            "kernels/common/cp_plan.hpp", "kernels/cpu/cpu_twin.cpp", "kernels/cpu/cp_twin.cpp"]
 
 
+STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
 def code_part(line):
-    """The code of a line without a trailing // comment (string literals do not occur)."""
+    """The code of a line without a trailing // comment; the text of string literals (error
+    messages) is blanked, column for column, so that nothing inside a string is mutated."""
+    line = STRING_RE.sub(lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', line)
     i = line.find("//")
     return line if i < 0 else line[:i]
+
+
+def spaced(code, a, b):
+    """A binary operator in this code base's style has a blank on both sides; template
+    brackets (vector<float>, static_cast<int>(x)), pointer declarators (float* p) and
+    dereferences (*a.c), unary minus (-1) do not."""
+    return a > 0 and code[a - 1] in " \t" and b < len(code) and code[b] in " \t"
 
 
 def mutable_line(line):
@@ -63,6 +81,8 @@ def operator_mutants(lineno, line):
         a, b = m.start(), m.end()
         before = code[:a].rstrip()
         after = code[b:].lstrip()
+        if tok in ("<", ">", "*", "/", "+", "-") and not spaced(code, a, b):
+            continue
         if tok in REL:
             # skip template brackets / casts: static_cast<...>, std::int64_t> etc.
             if tok in ("<", ">") and (re.search(r"(cast|template|std::\w+)\s*$", before) or before.endswith("_cast")):
@@ -80,6 +100,8 @@ def operator_mutants(lineno, line):
                 continue  # unary minus
             if tok == "+" and (not before or before[-1] in "(=,?:"):
                 continue
+            if tok == "+" and (before.endswith('"') or after.startswith('"')):
+                continue  # string concatenation (error messages): `-` would not compile
             for r in ARITH[tok]:
                 out.append(("arithmetic", lineno, a, tok, r))
     return out
@@ -104,6 +126,15 @@ CALL_RE = re.compile(r"\b(\w+)\(([A-Za-z_][\w.\[\]]*), ([A-Za-z_][\w.\[\]]*)\)")
 TERNARY_RE = re.compile(r"\? ([^:;?]+?) : ([^;?]+?)(;|\)$|\);)")
 
 
+def balanced(expr):
+    depth = 0
+    for ch in expr:
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def swap_mutants(lineno, line):
     out = []
     code = code_part(line)
@@ -118,10 +149,12 @@ def swap_mutants(lineno, line):
         out.append(("swap", lineno, m.start(), orig, new))
     for m in TERNARY_RE.finditer(code):
         x, y = m.group(1).strip(), m.group(2).strip()
-        if x == y:
-            continue
-        orig = f"? {m.group(1)} : {m.group(2)}"
-        new = f"? {m.group(2)} : {m.group(1)}"
+        if x == y or not (balanced(x) and balanced(y)):
+            continue  # a branch cut short by the pattern would not compile (or would be a different swap)
+        # the text of the original line (string literals are blanked in `code`)
+        g1, g2 = line[m.start(1):m.end(1)], line[m.start(2):m.end(2)]
+        orig = f"? {g1} : {g2}"
+        new = f"? {g2} : {g1}"
         out.append(("swap", lineno, m.start(), orig, new))
     return out
 
@@ -187,7 +220,7 @@ def pick(muts, n):
         if s <= 0:
             continue
         step = len(v) / s
-        chosen += [v[int(j * step)] for j in range(s)]
+        chosen += [v[int((j + 0.5) * step)] for j in range(s)]  # the middle of each stride
     chosen.sort(key=lambda m: (m["line"], m["col"], m["repl"]))
     return chosen
 
@@ -230,6 +263,7 @@ def main():
     ap.add_argument("--property-cases", type=int, default=30)
     ap.add_argument("--timeout", type=int, default=240, help="seconds per ixo run")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--tests", nargs="*", default=[], help="host test targets run on the ixo suite's survivors")
     a = ap.parse_args()
 
     sources = {f: open(os.path.join(ROOT, f)).read().split("\n") for f in a.files}
@@ -267,8 +301,9 @@ def main():
                 f.write("\n".join(lines))
     restore_all()
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
         rc, out, _ = sh(["cmake", "-S", src, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DIXO_CUDA=OFF",
-                         "-DIXO_WERROR=OFF"], ROOT, log=log)
+                         "-DIXO_WERROR=OFF"] + launcher, ROOT, log=log)
         if rc != 0:
             print(out[-3000:])
             return 2
@@ -284,7 +319,33 @@ def main():
     if rc != 0:
         print("the unmutated run fails:\n" + out[-3000:])
         return 2
+    def find_binary(name):
+        for d, _, fs in os.walk(build):
+            if name in fs and os.access(os.path.join(d, name), os.X_OK):
+                return os.path.join(d, name)
+        return None
+
+    def run_tests():
+        """(None, "") when every --tests binary passes, else (killed-by, output)."""
+        rc, out, _ = sh(["cmake", "--build", build, "-j", str(a.jobs), "--target"] + a.tests, ROOT, log=log)
+        if rc != 0:
+            return "tests do not compile", out
+        for name in a.tests:
+            exe = find_binary(name)
+            if exe is None:
+                return f"no executable {name} in {build}", ""
+            rc, out, _ = sh([exe], build, timeout=a.timeout, log=log)
+            if rc != 0:
+                return f"test:{name}", out
+        return None, ""
+
     print(f"pristine: builds and passes ({t:.1f} s); {len(muts)} mutants", flush=True)
+    if a.tests:
+        by, out = run_tests()
+        if by:
+            print(f"the unmutated host tests fail ({by}):\n" + out[-3000:])
+            return 2
+        print(f"pristine host tests pass: {' '.join(a.tests)}", flush=True)
 
     env_note = []
     results = []
@@ -303,6 +364,14 @@ def main():
                 m["build_s"], m["run_s"] = round(tb, 1), round(tr, 1)
                 if rc == 0:
                     m.update(status="SURVIVED", by="-")
+                    if a.tests:
+                        t0 = time.time()
+                        by, _ = run_tests()
+                        m["tests_s"] = round(time.time() - t0, 1)
+                        if by and by.startswith("test:"):
+                            m.update(status="killed", by=by)
+                        elif by:  # the tests did not compile or were not found: the mutant stays a survivor
+                            m.update(by=f"- (host tests: {by})")
                 else:
                     by = "timeout" if rc == "timeout" else f"exit {rc}"
                     f = re.search(r"UNMUTATED SUITE FAILS at (\S+): ", out)

@@ -2,12 +2,14 @@
 """Regenerates the tables of docs/mutation.md from the campaign's JSON files.
 
   /usr/bin/python3 ci/mutation-report.py --cpu build/mutation.json [--gpu gpu-mutation.json]
-      [--ops ops.json] [--doc docs/mutation.md]
+      [--ops ops.json [--ops-block NAME]] [--blocks NAME ...] [--doc docs/mutation.md]
 
 The catalogue table comes from `ixo mutate --json` (which prints kernels/common/mutants.hpp,
 the one source of truth), so the document cannot drift from the catalogue. Each table is
 written between `<!-- BEGIN name -->` and `<!-- END name -->` markers of the document;
-text outside the markers is kept.
+text outside the markers is kept. --blocks names the blocks to write (default: every block
+the given JSON files can fill), e.g. `--blocks operator-files` writes the operator report
+alone and leaves the catalogue's tables (and their recorded timings) as they are.
 """
 import argparse
 import json
@@ -85,15 +87,25 @@ def main():
     ap.add_argument("--ops")
     ap.add_argument("--ops-block", default="operator-mutants",
                     help="document block the --ops report goes to (operator-files: the multi-file run)")
+    ap.add_argument("--blocks", nargs="+", help="write only these blocks (default: all the inputs fill)")
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "mutation.md"))
     a = ap.parse_args()
     doc = open(a.doc).read() if os.path.exists(a.doc) else "# Mutation testing\n"
+    fillable = ["catalogue", "cpu-matrix"] + (["gpu-matrix"] if a.gpu else []) + ([a.ops_block] if a.ops else [])
+    blocks = a.blocks or fillable
+    unknown = [b for b in blocks if b not in fillable]
+    if unknown:
+        print(f"mutation-report: no input fills block(s) {', '.join(unknown)} (fillable: {', '.join(fillable)})",
+              file=sys.stderr)
+        return 2
     cpu = json.load(open(a.cpu))
-    doc = splice(doc, "catalogue", catalogue(cpu))
-    doc = splice(doc, "cpu-matrix", matrix(cpu))
-    if a.gpu:
+    if "catalogue" in blocks:
+        doc = splice(doc, "catalogue", catalogue(cpu))
+    if "cpu-matrix" in blocks:
+        doc = splice(doc, "cpu-matrix", matrix(cpu))
+    if "gpu-matrix" in blocks:
         doc = splice(doc, "gpu-matrix", matrix(json.load(open(a.gpu))))
-    if a.ops:
+    if a.ops and a.ops_block in blocks:
         doc = splice(doc, a.ops_block, ops(json.load(open(a.ops))))
     open(a.doc, "w").write(doc)
     return 0
