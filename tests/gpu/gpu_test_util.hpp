@@ -8,8 +8,14 @@
 #include <string>
 
 #include "backend.hpp"
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "common/mutants.hpp"
 #include "gpu/cuda_backends.hpp"
+#include "ixo/case.hpp"
+#include "ixo/observed.hpp"
 
 namespace ixo::test {
 
@@ -19,6 +25,19 @@ namespace ixo::test {
     std::string why_;                                                                \
     if (!::ixo::make_cuda_rows_backend()->available(&why_)) GTEST_SKIP() << why_;    \
   } while (0)
+
+// Outputs of a launch on case c read back from the device (scores empty: ids only).
+inline Observed observed_of(const Case& c, std::vector<std::int32_t> ids, std::vector<float> scores = {}) {
+  Observed o;
+  o.Hq = c.Hq;
+  o.R = c.R;
+  o.topk = c.cfg.topk;
+  o.NB = c.NB();
+  o.has_scores = !scores.empty();
+  o.topk_idx = std::move(ids);
+  o.scores = std::move(scores);
+  return o;
+}
 
 // The catalogue mutant a mutation ctest injects into the launches of a named GPU test
 // (`mutant.<key>` runs it with IXO_TEST_MUTANT=<key>, kernels/common/mutants.hpp "gpu-test");

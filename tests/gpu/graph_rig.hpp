@@ -133,15 +133,7 @@ struct Rig {
   }
 
   Observed observed(const DevBuf<float>& s, const DevBuf<std::int32_t>& t) const {
-    Observed o;
-    o.Hq = shape.Hq;
-    o.R = shape.R;
-    o.topk = shape.cfg.topk;
-    o.NB = shape.NB();
-    o.has_scores = true;
-    o.topk_idx = t.read();
-    o.scores = s.read();
-    return o;
+    return observed_of(shape, t.read(), s.read());
   }
 
   // Replay into clobbered outputs: whatever the replay does not write is visibly wrong

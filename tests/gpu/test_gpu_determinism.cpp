@@ -100,14 +100,7 @@ TEST_P(RepeatRuns, ConcurrentWorkGivesTheSameBits) {
   cudaStreamDestroy(other);
 
   // And the repeated answer is a right one.
-  Observed o;
-  o.Hq = c.Hq;
-  o.R = c.R;
-  o.topk = c.cfg.topk;
-  o.NB = c.NB();
-  o.has_scores = true;
-  o.topk_idx = first_ids;
-  o.scores = first_scores;
+  const Observed o = observed_of(c, first_ids, first_scores);
   EXPECT_TRUE(matches_oracle(c, oracle(c), o, false, "repeated launches vs oracle"));
 }
 

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cp_plan.hpp"
@@ -95,19 +96,11 @@ struct BigK {
 
 // Ids (and scores, when given) of a launch on `big`, read back from the device.
 Observed read_outputs(const Case& big, const gpu::DevBuf<std::int32_t>& ids, const gpu::DevBuf<float>* scores) {
-  Observed o;
-  o.Hq = big.Hq;
-  o.R = big.R;
-  o.topk = big.cfg.topk;
-  o.NB = big.NB();
-  o.has_scores = scores != nullptr;
-  o.topk_idx.resize(ids.n);
-  ck(cudaMemcpy(o.topk_idx.data(), ids.p, ids.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H ids");
-  if (scores) {
-    o.scores.resize(scores->n);
-    ck(cudaMemcpy(o.scores.data(), scores->p, scores->n * sizeof(float), cudaMemcpyDeviceToHost), "D2H scores");
-  }
-  return o;
+  std::vector<std::int32_t> id(ids.n);
+  ck(cudaMemcpy(id.data(), ids.p, ids.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H ids");
+  std::vector<float> sc(scores ? scores->n : 0);
+  if (scores) ck(cudaMemcpy(sc.data(), scores->p, scores->n * sizeof(float), cudaMemcpyDeviceToHost), "D2H scores");
+  return observed_of(big, std::move(id), std::move(sc));
 }
 
 Observed run_index(const Case& big, const void* k, bool packed) {
