@@ -114,13 +114,21 @@ struct ProgramRows {
 };
 // `whole` = R / pack, the number of whole groups (the kernels take it from their launch
 // parameters: no 64-bit division per program).
-IXO_HD ProgramRows program_rows_of(std::int64_t x, std::int64_t whole, int pack) {
+// (group_start_pow2: a power-of-two pack assumed, the group's first row x << log2(pack).)
+IXO_HD ProgramRows program_rows_of(std::int64_t x, std::int64_t whole, int pack, int mutant = 0) {
   if (pack <= 1) return ProgramRows{x, 1};
-  if (x < whole) return ProgramRows{x * pack, pack};
+  if (x < whole) {
+    if (IXO_MUTANT(mutant, mutants::group_start_pow2)) {
+      int sh = 0;
+      while ((2 << sh) <= pack) ++sh;
+      return ProgramRows{x << sh, pack};
+    }
+    return ProgramRows{x * pack, pack};
+  }
   return ProgramRows{whole * pack + (x - whole), 1};
 }
-IXO_HD ProgramRows program_rows(std::int64_t x, std::int64_t R, int pack) {
-  return program_rows_of(x, pack <= 1 ? R : R / pack, pack);
+IXO_HD ProgramRows program_rows(std::int64_t x, std::int64_t R, int pack, int mutant = 0) {
+  return program_rows_of(x, pack <= 1 ? R : R / pack, pack, mutant);
 }
 
 // Whether rows [first, first + rows) form a packed group: a whole group (rows == pack) whose
@@ -143,8 +151,9 @@ struct ProgramTiles {
   int count;
   int pack;
 };
-IXO_HD ProgramTiles program_tiles(const std::int64_t* slot_ids, std::int64_t x, std::int64_t R, int pack) {
-  const ProgramRows pr = program_rows(x, R, pack);
+IXO_HD ProgramTiles program_tiles(const std::int64_t* slot_ids, std::int64_t x, std::int64_t R, int pack,
+                                  int mutant = 0) {
+  const ProgramRows pr = program_rows(x, R, pack, mutant);
   if (group_packs(slot_ids, pr.first, pr.rows, pack)) return ProgramTiles{pr.first, 1, pr.rows};
   return ProgramTiles{pr.first, pr.rows, 1};
 }

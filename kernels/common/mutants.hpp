@@ -112,6 +112,8 @@
     "nb - rank not a multiple of WORLD, the last block a winner (forced local)", "GPU: test_cp_gpu / ixo mutate --backend cuda-cp")                                   \
   X(608, cp_trivial_cells_invalid, "cp", "CP: valid cells of trivial rows (nb <= topk) marked invalid instead of ord(0): they select nothing", \
     "rows with 0 < nb <= topk", "fixture:exact-tie-free")                                                          \
+  X(43, group_start_pow2, "cpu", "packed groups start at row x << log2(pack) (a power-of-two verify group assumed): groups of 3, 5, 6, 7 draft rows read the wrong rows", \
+    "packed_queries 3, 5, 6 or 7 with two or more whole groups", "fixture:fp8-nan-inf-e5m2")                                     \
   X(40, k_offset_32bit, "gpu-test", "K byte offset slot * row_bytes computed in 32 bits (unsigned wrap): slots past 2^32 / row_bytes read K rows 2^32 bytes lower", \
     "token slots above 2^24 with D 128 bf16 (a 4.3 GB K cache)", "ctest:mutant.k_offset_32bit (test_gpu_offsets)")   \
   X(41, scores_workspace_cached, "gpu-test", "the index step scores into a process-wide workspace grown on demand (freed and re-allocated for a larger batch): a graph captured before the growth replays into freed memory", \

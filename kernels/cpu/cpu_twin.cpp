@@ -137,7 +137,7 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const int kvh = static_cast<int>(program % p.hk);
   const std::int64_t gc = program / p.hk;
   const int chunk = static_cast<int>(gc % p.chunks);
-  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), gc / p.chunks, c.R, p.pack);
+  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), gc / p.chunks, c.R, p.pack, a.mutant);
   for (int t = 0; t < pt.count; ++t) run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
 }
 

@@ -127,6 +127,24 @@ TEST(KernelsCommon, KLoadRowIs64Bit) {
 #endif
 }
 
+// Verify groups of any size 1..8 (odd ones included) start at x * P; the group_start_pow2
+// mutant (a power-of-two pack assumed) starts group 1 of a 3-row pack at row 2.
+TEST(KernelsCommon, GroupsOfEveryVerifySizeStartAtXTimesP) {
+  for (int P = 1; P <= 8; ++P) {
+    const std::int64_t R = 3 * P + P / 2;  // three whole groups, then R % P trailing rows
+    std::int64_t next = 0;
+    for (std::int64_t x = 0; x < cm::packed_batch(R, P); ++x) {
+      const cm::ProgramRows pr = cm::program_rows(x, R, P);
+      EXPECT_EQ(pr.first, next) << "P " << P << " program " << x;
+      next = pr.first + pr.rows;
+    }
+    EXPECT_EQ(next, R) << "P " << P << ": every row in exactly one program";
+  }
+#if defined(IXO_ENABLE_MUTANTS)
+  EXPECT_EQ(cm::program_rows(1, 9, 3, ixo::mutants::group_start_pow2).first, 2);
+#endif
+}
+
 // Every "gpu-test" mutant names the mutation ctest that runs it (tests/gpu/CMakeLists.txt
 // adds `mutant.<key>` for each): its killer reads "ctest:mutant.<key> (...)".
 TEST(KernelsCommon, GpuTestMutantsNameTheirCtest) {
