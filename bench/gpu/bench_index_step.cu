@@ -3,7 +3,9 @@
 // e4m3fn (Q bf16). Each step is captured in a CUDA graph; the time is the median of many
 // replays, timed with CUDA events, rotating among input sets so L2 is cold. The HBM read
 // ceiling (a pure 16-byte-load read kernel) and a device-to-device copy are measured in the
-// same run. Usage: bench_gpu_index_step [--reps N] [--out table.md] [--quick]
+// same run. Usage: bench_gpu_index_step [--reps N] [--out table.md] [--json rows.json] [--quick]
+// --json writes the same rows (and % of the floor, per-row and packed) for
+// bench/gpu/plot_floor.py, which draws docs/img/floor.png beside SGLang's anchors.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,6 +14,8 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
 #include <string>
@@ -240,10 +244,11 @@ Row run_shape(const Shape& sh, int reps, cudaStream_t st) {
 int main(int argc, char** argv) {
   int reps = 50;
   bool quick = false;
-  std::string out;
+  std::string out, json_path;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
   }
   int ndev = 0;
@@ -326,6 +331,24 @@ int main(int argc, char** argv) {
     t += line;
   }
   std::printf("%s", t.c_str());
+  if (!json_path.empty()) {
+    nlohmann::json j;
+    j["device"] = prop.name;
+    j["sms"] = prop.multiProcessorCount;
+    j["read_gbs"] = read_gbs;
+    j["copy_gbs"] = copy_gbs;
+    j["reps"] = reps;
+    j["rows"] = nlohmann::json::array();
+    for (const Row& r : rows) {
+      const double floor_us = r.unique_bytes / (read_gbs * 1e9) * 1e6;
+      j["rows"].push_back({{"shape", r.shape}, {"k", r.kdt}, {"per_row_us", r.rows_us}, {"packed_us", r.packed_us},
+                           {"packed_score_us", r.packed_score_us}, {"topk_us", r.topk_us},
+                           {"unique_mb", r.unique_bytes / 1e6}, {"per_row_read_mb", r.rows_bytes / 1e6},
+                           {"floor_us", floor_us}, {"packed_pct_of_floor", 100.0 * floor_us / r.packed_us},
+                           {"per_row_pct_of_floor", 100.0 * floor_us / r.rows_us}});
+    }
+    std::ofstream(json_path) << j.dump(2) << "\n";
+  }
   if (!out.empty()) {
     FILE* f = std::fopen(out.c_str(), "w");
     if (f) {
