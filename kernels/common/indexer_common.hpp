@@ -204,6 +204,7 @@ IXO_HD float fp8_to_float(std::uint8_t c, int code, int mutant = 0) {
   if (code == kE5m2) {
     const int e = (c >> 2) & 31, m = c & 3;
     if (e == 31) return m == 0 ? sign * INFINITY : NAN;
+    if (IXO_MUTANT(mutant, mutants::e5m2_subnormal_flushed) && e == 0) return sign * 0.0f;
     return e == 0 ? sign * ldexpf(static_cast<float>(m), -16) : sign * ldexpf(static_cast<float>(4 + m), e - 17);
   }
   const int e = (c >> 3) & 15, m = c & 7;

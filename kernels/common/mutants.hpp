@@ -79,6 +79,8 @@
     "init_blocks > nb > topk", "property:MatchesOracle")                                                                                     \
   X(30, e4m3_subnormal_flushed, "common", "e4m3fn / e4m3fnuz subnormal codes (exponent 0) decoded as +-0", \
     "e4m3 K with subnormal codes, scores checked", "property:MatchesOracle")                                                                 \
+  X(31, e5m2_subnormal_flushed, "common", "e5m2 subnormal codes (exponent 0) decoded as +-0 (a flush-to-zero conversion)", \
+    "e5m2 K made of subnormal codes only (a cache quantized with a tiny scale)", "fixture:fp8-e5m2-subnormal")        \
   X(32, topk_candidates_capped, "cpu", "top-k candidate buffer of 4096 ids filled in id order with every block >= the k-th score: better blocks after a plateau are lost", \
     "> 4096 blocks tied at the k-th score, better (e.g. forced local) blocks after them", "fixture:plateau-16k")                          \
   X(33, shortcut_strict_less, "common", "the trivial-row shortcut taken for nb < topk only: rows with nb == topk are scored (stray writes) and ranked", \

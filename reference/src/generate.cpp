@@ -199,6 +199,22 @@ void put_fp8_specials(Case& c, Rng& g, bool nonfinite_too) {
   }
 }
 
+// Every K element replaced by a random subnormal or zero code of its fp8 format (about one in
+// 8 a zero), signs random: the scores are made of subnormals only.
+void put_fp8_subnormal_only(Case& c, Rng& g) {
+  std::vector<std::uint8_t> sub, zero;
+  for (int code = 0; code < 256; ++code) {
+    const auto b = static_cast<std::uint8_t>(code);
+    const Fp8Kind k = fp8_kind(b, c.cfg.k_dtype);
+    if (k == Fp8Kind::subnormal) sub.push_back(b);
+    if (k == Fp8Kind::zero) zero.push_back(b);
+  }
+  for (auto& e : c.k_cache) {
+    const auto& pool = uniform(g, 0, 7) == 0 ? zero : sub;
+    e = pool[static_cast<std::size_t>(uniform(g, 0, static_cast<std::int64_t>(pool.size()) - 1))];
+  }
+}
+
 }  // namespace
 
 Fp8Kind fp8_kind(std::uint8_t code, KDtype t) {
@@ -381,6 +397,7 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
     }
   }
   if (spec.fp8_specials && is_fp8(c.cfg.k_dtype)) put_fp8_specials(c, g, spec.fp8_nonfinite);
+  if (spec.fp8_subnormal_only && is_fp8(c.cfg.k_dtype)) put_fp8_subnormal_only(c, g);
   validate(c);
   return c;
 }

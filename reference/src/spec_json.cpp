@@ -69,6 +69,7 @@ GenSpec spec_from_json(const std::string& text) {
     else if (k == "ladder_levels") s.ladder_levels = get<int>(j, "ladder_levels");
     else if (k == "fp8_specials") s.fp8_specials = get<bool>(j, "fp8_specials");
     else if (k == "fp8_nonfinite") s.fp8_nonfinite = get<bool>(j, "fp8_nonfinite");
+    else if (k == "fp8_subnormal_only") s.fp8_subnormal_only = get<bool>(j, "fp8_subnormal_only");
     else if (k == "alias_minus_s") s.alias_minus_s = get<bool>(j, "alias_minus_s");
     else throw InputError(k, "unknown key in a generator spec");
   }
@@ -101,6 +102,7 @@ std::string spec_to_json(const GenSpec& s) {
   if (s.values == Values::ladder) j["ladder_levels"] = s.ladder_levels;
   if (s.fp8_specials) j["fp8_specials"] = true;
   if (s.fp8_nonfinite) j["fp8_nonfinite"] = true;
+  if (s.fp8_subnormal_only) j["fp8_subnormal_only"] = true;
   if (s.alias_minus_s) j["alias_minus_s"] = true;
   return j.dump(2) + "\n";
 }

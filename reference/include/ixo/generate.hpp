@@ -52,6 +52,8 @@ struct GenSpec {
                                        // subnormal or a +-0 code of its format
   bool fp8_nonfinite = false;          // with fp8_specials: NaN/Inf codes too
   bool alias_minus_s = false;          // token slot 0 is always stored as its alias -S
+  bool fp8_subnormal_only = false;     // fp8 K: every element a subnormal or zero code of its format
+                                       // (a cache quantized with a tiny scale: no normal code at all)
 
   // One builder for the set-up blocks (GenSpec{}.rows(2, 4).heads(2, 1, 64)...).
   GenSpec& rows(int n_requests, int n_draft_rows) { requests = n_requests; draft_rows = n_draft_rows; return *this; }
