@@ -161,20 +161,21 @@ void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std
     std::int64_t best = 0;
     for (std::int64_t b = 1; b < n; ++b) best = (keys[b] >> 32) >= (keys[best] >> 32) ? b : best;
     keys[0] = keys[best];
-  } else if (IXO_MUTANT(a.mutant, mutants::topk_candidates_capped) && kept > 0) {
-    // A candidate buffer of 4096 ids, filled in id order with every block scoring at least the
-    // k-th score: when more blocks than that tie with the k-th, later (better) blocks are lost.
-    std::vector<std::uint64_t> sorted(keys.begin(), keys.begin() + n);
-    std::nth_element(sorted.begin(), sorted.begin() + (kept - 1), sorted.end(), std::greater<>());
-    const std::uint64_t thr = sorted[kept - 1] >> 32;
-    const std::size_t cap = std::max<std::size_t>(4096, static_cast<std::size_t>(kept));
-    std::size_t m = 0;
-    for (std::int64_t b = 0; b < n && m < cap; ++b)
-      if ((keys[b] >> 32) >= thr) keys[m++] = keys[b];
-    keys.resize(m);
-  }
-  if (kept > 0 && !(IXO_MUTANT(a.mutant, mutants::topk1_argmax_last) && kept == 1))
+  } else if (kept > 0) {
+    if (IXO_MUTANT(a.mutant, mutants::topk_candidates_capped)) {
+      // A candidate buffer of 4096 ids, filled in id order with every block scoring at least the
+      // k-th score: when more blocks than that tie with the k-th, later (better) blocks are lost.
+      std::vector<std::uint64_t> sorted(keys.begin(), keys.begin() + n);
+      std::nth_element(sorted.begin(), sorted.begin() + (kept - 1), sorted.end(), std::greater<>());
+      const std::uint64_t thr = sorted[kept - 1] >> 32;
+      const std::size_t cap = std::max<std::size_t>(4096, static_cast<std::size_t>(kept));
+      std::size_t m = 0;
+      for (std::int64_t b = 0; b < n && m < cap; ++b)
+        if ((keys[b] >> 32) >= thr) keys[m++] = keys[b];
+      keys.resize(m);
+    }
     std::nth_element(keys.begin(), keys.begin() + (kept - 1), keys.end(), std::greater<>());
+  }
   for (int i = 0; i < kept; ++i) out[i] = cm::topk_key_id(keys[i], a.mutant);
   if (IXO_MUTANT(a.mutant, mutants::ids_unsorted))
     std::sort(out, out + kept, std::greater<>());  // descending instead of ascending

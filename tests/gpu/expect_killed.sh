@@ -7,9 +7,7 @@
 # no device, or every selected test skipped, is exit 77 (ctest: skipped, never passed).
 set -uo pipefail
 key="$1"; shift
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-  echo "SKIP: no CUDA device (nvidia-smi -L lists none)"; exit 77
-fi
+"$(dirname "$0")/run_if_gpu.sh" true || exit 77  # no CUDA device: skipped (run_if_gpu.sh says why)
 log="$(mktemp)"; trap 'rm -f "$log"' EXIT
 IXO_TEST_MUTANT="$key" "$@" > "$log" 2>&1
 rc=$?

@@ -51,8 +51,7 @@ TEST_P(RepeatRuns, ConcurrentWorkGivesTheSameBits) {
                               .score(ScoreType::max)
                               .with(Values::plateau),
                           2026);
-  const std::int64_t nb0 = (c.seq_lens[0] + p.block_size - 1) / p.block_size;
-  ASSERT_GT(nb0, 16 * c.cfg.topk) << "setup: the tie plateau must be much wider than topk";
+  ASSERT_GT(row_blocks(c, 0), 16 * c.cfg.topk) << "setup: the tie plateau must be much wider than topk";
 
   gpu::IndexArgs a = gpu::index_args(c, c.cfg.q_scale);
   const gpu::CaseInputs in(c, c.q);
