@@ -68,7 +68,7 @@ if has python; then
 fi
 
 if has bench; then
-  "$B/bench/gpu/bench_gpu_index_step" --reps "$REPS" --out "$out/perf-table.md" > "$out/bench.log" 2>&1
+  "$B/bench/gpu/bench_gpu_index_step" --reps "$REPS" --out "$out/perf-table.md" --json "$out/perf.json" > "$out/bench.log" 2>&1
   note "bench rc=$?"
   cat "$out/perf-table.md" 2>/dev/null
 fi
