@@ -38,4 +38,29 @@ struct CaseInputs {
   }
 };
 
+// The CP step's scratch (shard cells, candidate keys) and its top-k output for `out_count`
+// ids, poisoned with 0xA5 bytes so every cell, key and id must be rewritten by the launch;
+// the constructor points a.cells / a.keys at them (a's shapes and `inputs` set first).
+struct CpScratch {
+  DevBuf<std::uint32_t> cells;
+  DevBuf<std::uint64_t> keys;
+  DevBuf<std::int32_t> out;
+  CpScratch(CpArgs& a, std::size_t out_count)
+      : cells(cp_cells_bytes(a, cp_local(a)) / sizeof(std::uint32_t)),
+        keys(cp_keys_bytes(a) / sizeof(std::uint64_t)),
+        out(out_count) {
+    a.cells = cells.p;
+    a.keys = keys.p;
+    poison(cells);
+    poison(keys);
+    poison(out);
+  }
+
+ private:
+  template <class T>
+  static void poison(const DevBuf<T>& b) {
+    if (b.n) check(cudaMemset(b.p, 0xA5, b.n * sizeof(T)), "cuda", "cudaMemset (poison)");
+  }
+};
+
 }  // namespace ixo::gpu

@@ -48,16 +48,8 @@ class CudaCp final : public Backend {
     a.mutant = options.mutant;
     const gpu::CaseInputs in(c, gpu::gathered_q(c));  // the simulated all-gather of q
     in.point(a);
-    const std::int64_t LOCAL = gpu::cp_local(a);
-    gpu::DevBuf<std::uint32_t> cells(gpu::cp_cells_bytes(a, LOCAL) / sizeof(std::uint32_t));
-    gpu::DevBuf<std::uint64_t> keys(gpu::cp_keys_bytes(a) / sizeof(std::uint64_t));
-    gpu::DevBuf<std::int32_t> out(static_cast<std::size_t>(W * c.R * c.cfg.topk));
-    a.cells = cells.p;
-    a.keys = keys.p;
-    // Poison: every cell and key must be rewritten by the launch.
-    if (cells.n) check(cudaMemset(cells.p, 0xA5, cells.n * sizeof(std::uint32_t)), "memset");
-    if (keys.n) check(cudaMemset(keys.p, 0xA5, keys.n * sizeof(std::uint64_t)), "memset");
-    if (out.n) check(cudaMemset(out.p, 0xA5, out.n * sizeof(std::int32_t)), "memset");
+    const gpu::CpScratch scratch(a, static_cast<std::size_t>(W * c.R * c.cfg.topk));  // poisoned
+    const gpu::DevBuf<std::int32_t>& out = scratch.out;
     check(static_cast<cudaError_t>(gpu::launch_cp_step_sim(a, out.p, nullptr)), "cp step");
     check(cudaStreamSynchronize(nullptr), "synchronize");
 

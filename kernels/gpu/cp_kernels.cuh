@@ -183,37 +183,48 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   const std::int64_t row_bytes = static_cast<std::int64_t>(D) * kEsz;  // Hk == 1
   const std::uint8_t* kbase = p.k + tig * 16;
 
-  auto cell_of = [&](std::int64_t it) -> std::int64_t { return s.l0 + warp + 4 * (it / nsub); };
-  auto tile_start = [&](std::int64_t it, int* off0) -> std::int64_t {
-    const std::int64_t b = cc::scored_block(cell_of(it), s.rank, p.world, p.LOCAL, p.mutant);
-    *off0 = static_cast<int>(it % nsub) * 32;
+  // The sub-tile at cursor c (RingCursor: unit = the warp's cell index, no division): cell
+  // s.l0 + warp + 4 * unit, block scored_block(cell), offset sub * 32.
+  using Cursor = RingCursor<D, KC>;
+  auto cell_of = [&](const Cursor& c) -> std::int64_t { return s.l0 + warp + 4 * c.unit; };
+  auto tile_start = [&](const Cursor& c, int* off0) -> std::int64_t {
+    const std::int64_t b = cc::scored_block(cell_of(c), s.rank, p.world, p.LOCAL, p.mutant);
+    *off0 = c.sub * 32;
     return b * p.bs + *off0;
   };
-  auto load_slot = [&](std::int64_t it) -> std::int64_t {
-    if (it >= total) return -1;
+  auto load_slot = [&](const Cursor& c) -> std::int64_t {
+    if (c.it >= total) return -1;
     int off0;
-    const std::int64_t t = tile_start(it, &off0) + lane;
+    const std::int64_t t = tile_start(c, &off0) + lane;
     if (off0 + lane >= p.bs || t >= Lg) return -1;
     return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S);
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
-  auto issue = [&](std::int64_t it, std::int64_t my_slot) {
-    ring_issue<D, KC>(ring, it, my_slot, kbase, row_bytes, lane, grp);
+  auto issue = [&](const Cursor& c, std::int64_t my_slot) {
+    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
   };
 
-  ring_start<D, KC>(total, [&](int i) { issue(i, load_slot(i)); });
-  std::int64_t slot_next = load_slot(kNS - 1);
+  // cur: the sub-tile scored; iss: the one issued (kNS - 1 ahead); nxt: the one whose slot
+  // is loaded (one further).
+  Cursor cur, iss;
+  cur.seek(0, nsub);
+  iss = cur;
+  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, load_slot(c)); });
+  Cursor nxt = iss;
+  std::int64_t slot_next = load_slot(nxt);
+  nxt.next(nsub);
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
   state_reset(st1);
 
-  for (std::int64_t it = 0; it < total; ++it) {
-    ring_step<D, KC>(ring, it, total, kfrag, lane, [&](std::int64_t j) { issue(j, slot_next); });
-    slot_next = load_slot(it + kNS);
+  for (; cur.it < total; cur.next(nsub)) {
+    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, slot_next); });
+    slot_next = load_slot(nxt);
+    nxt.next(nsub);
 
     int off0;
-    const std::int64_t t0 = tile_start(it, &off0);
+    const std::int64_t t0 = tile_start(cur, &off0);
     float v0[8], v1[8];
     // Rows are masked with their own length; tokens past the tile's length Lg were not loaded.
     subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, L0, L1, lut, false, kNativeMutantsOff},
@@ -224,8 +235,8 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     if (off0 + 32 >= p.bs) {  // last sub-tile of the block: merge the 4 lanes of a row
       merge_row_lanes(st0, st1, tig, lse, kNativeMutantsOff);
       if (tig == 0) {
-        const std::int64_t b = (t0 - off0) / p.bs;
-        const std::int64_t l = cell_of(it);
+        const std::int64_t l = cell_of(cur);
+        const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
         write_cell(p, s, m0, l, b, state_score(st0, lse, kNativeMutantsOff));
         write_cell(p, s, m1, l, b, state_score(st1, lse, kNativeMutantsOff));
       }

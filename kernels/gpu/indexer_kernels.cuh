@@ -147,60 +147,74 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, pack, p.mutant)) * D * kEsz + tig * 16;
   const bool use_lut = IXO_MUTANT(p.mutant, mutants::fp8_cast_dropped);
 
-  // First token of sub-tile it, its offset in its block, and its remainder index (-1: whole block).
-  auto tile_start = [&](std::int64_t it, int* off0, int* q) -> std::int64_t {
+  // First token of the sub-tile at cursor c, its offset in its block, and its remainder
+  // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
+  // without a division; the remainder pieces (at most 6 sub-tiles a warp) divide.
+  using Cursor = RingCursor<D, KC>;
+  auto tile_start = [&](const Cursor& c, int* off0, int* q) -> std::int64_t {
     std::int64_t b;
-    if (it < full_tiles) {
-      b = b0 + warp + 4 * (it / nsub);
-      *off0 = static_cast<int>(it % nsub) * 32;
+    if (c.it < full_tiles) {
+      b = b0 + warp + 4 * c.unit;
+      *off0 = c.sub * 32;
       *q = -1;
     } else {
-      const int qq = warp + 4 * static_cast<int>(it - full_tiles);
+      const int qq = warp + 4 * static_cast<int>(c.it - full_tiles);
       b = b_rem + qq / nsub;
       *off0 = (qq % nsub) * 32;
       *q = qq;
     }
     return b * p.bs + *off0;
   };
-  // This lane's token of sub-tile it (-1: not loaded), its req_to_token entry, and its slot
-  // (-1: not loaded). The entries are loaded kSlotAhead sub-tiles before their copies are
-  // issued, so the dependent req_to_token -> K latency is hidden behind several sub-tiles.
-  auto lane_token = [&](std::int64_t it) -> std::int64_t {
-    if (it >= total) return -1;
+  // This lane's token of the sub-tile at c (-1: not loaded), its req_to_token entry, and
+  // its slot (-1: not loaded). The entries are loaded kSlotAhead sub-tiles before their
+  // copies are issued, so the dependent req_to_token -> K latency is hidden behind several
+  // sub-tiles.
+  auto lane_token = [&](const Cursor& c) -> std::int64_t {
+    if (c.it >= total) return -1;
     int off0, q;
-    const std::int64_t t = tile_start(it, &off0, &q) + lane;
+    const std::int64_t t = tile_start(c, &off0, &q) + lane;
     return off0 + lane >= p.bs || t >= Lg ? -1 : t;
   };
-  auto load_r2t = [&](std::int64_t it) -> std::int32_t {
-    const std::int64_t t = lane_token(it);
+  auto load_r2t = [&](const Cursor& c) -> std::int32_t {
+    const std::int64_t t = lane_token(c);
     return t >= 0 ? __ldg(r2t_row + t) : 0;
   };
-  auto to_slot = [&](std::int64_t it, std::int32_t raw) -> std::int64_t {
-    return lane_token(it) >= 0 ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(raw), p.S, p.mutant), row_bytes, p.mutant)
-                               : -1;
+  auto to_slot = [&](const Cursor& c, std::int32_t raw) -> std::int64_t {
+    return lane_token(c) >= 0 ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(raw), p.S, p.mutant), row_bytes, p.mutant)
+                              : -1;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
-  auto issue = [&](std::int64_t it, std::int64_t my_slot) {
-    ring_issue<D, KC>(ring, it, my_slot, kbase, row_bytes, lane, grp);
+  auto issue = [&](const Cursor& c, std::int64_t my_slot) {
+    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
   };
 
-  ring_start<D, KC>(total, [&](int i) { issue(i, to_slot(i, load_r2t(i))); });
-  std::int32_t r2t_ahead[kSlotAhead];  // entries of sub-tiles it + kNS - 1 + i
+  // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the
+  // one whose req_to_token entries are loaded (ahd, kSlotAhead further).
+  Cursor cur, iss, ahd;
+  cur.seek(0, nsub);
+  iss = cur;
+  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(c, load_r2t(c))); });
+  ahd = iss;
+  std::int32_t r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
 #pragma unroll
-  for (int i = 0; i < kSlotAhead; ++i) r2t_ahead[i] = load_r2t(kNS - 1 + i);
+  for (int i = 0; i < kSlotAhead; ++i) {
+    r2t_ahead[i] = load_r2t(ahd);
+    ahd.next(nsub);
+  }
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
   state_reset(st1);
 
-  for (std::int64_t it = 0; it < total; ++it) {
-    ring_step<D, KC>(ring, it, total, kfrag, lane, [&](std::int64_t j) { issue(j, to_slot(j, r2t_ahead[0])); });
+  for (; cur.it < total; cur.next(nsub)) {
+    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, to_slot(c, r2t_ahead[0])); });
 #pragma unroll
     for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
-    r2t_ahead[kSlotAhead - 1] = load_r2t(it + kNS - 1 + kSlotAhead);
+    r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
+    ahd.next(nsub);
 
     int off0, q;
-    const std::int64_t t0 = tile_start(it, &off0, &q);
+    const std::int64_t t0 = tile_start(cur, &off0, &q);
     float v0[8], v1[8];
     subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
                                                             m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant},
@@ -215,7 +229,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
           part[q / nsub][q % nsub][grp] = st0.m;
           part[q / nsub][q % nsub][grp + 8] = st1.m;
         } else {
-          const std::int64_t b = (t0 - off0) / p.bs;
+          const std::int64_t b = b0 + warp + 4 * cur.unit;  // a whole block (q < 0)
           write_block(m0, b, state_score(st0, lse, p.mutant), p);
           write_block(m1, b, state_score(st1, lse, p.mutant), p);
         }

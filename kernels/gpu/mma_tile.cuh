@@ -135,29 +135,58 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4],
   }
 }
 
-// Issues the copies of sub-tile `it` into the warp's ring: token j * 8 + grp of the
-// sub-tile (its K slot held by that lane, -1: not loaded, zero-filled) for every n-tile j.
-// Each lane copies its own 16-byte pieces and later reads back exactly those pieces: no
-// other thread touches them, so cp.async.wait_group suffices.
+// A position in a warp's stream of sub-tiles: sub-tile `it` = unit * nsub + sub (a unit is
+// one whole block of the native kernel, one shard cell of the CP kernel) and its ring stage
+// it % kStages. next() advances all of them without a division: the divisions and 64-bit
+// remainders of recomputing them from `it` were most of the main loop's instructions
+// (docs/performance.md, session 5).
+template <int kNS>
+struct SubtileCursor {
+  std::int64_t it, unit;
+  int sub, stage;
+  __device__ __forceinline__ void seek(std::int64_t i, int nsub) {
+    it = i;
+    unit = i / nsub;
+    sub = static_cast<int>(i % nsub);
+    stage = static_cast<int>(i % kNS);
+  }
+  __device__ __forceinline__ void next(int nsub) {
+    ++it;
+    if (++sub == nsub) {
+      sub = 0;
+      ++unit;
+    }
+    if (++stage == kNS) stage = 0;
+  }
+};
 template <int D, int KC>
-__device__ __forceinline__ void ring_issue(uint4* ring, std::int64_t it, std::int64_t my_slot, const std::uint8_t* kbase,
+using RingCursor = SubtileCursor<MmaCfg<D, KC>::kStages>;
+
+// Issues the copies of one sub-tile into ring stage `stage` of the warp: token j * 8 + grp
+// of the sub-tile (its K row held by that lane, -1: not loaded, zero-filled) for every
+// n-tile j. Each lane copies its own 16-byte pieces and later reads back exactly those
+// pieces: no other thread touches them, so cp.async.wait_group suffices. A row not loaded
+// copies 0 bytes from row 0 (nothing is read), so the pieces' addresses are one base plus
+// constant offsets.
+template <int D, int KC>
+__device__ __forceinline__ void ring_issue(uint4* ring, int stage, std::int64_t my_slot, const std::uint8_t* kbase,
                                            std::int64_t row_bytes, int lane, int grp) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
-  uint4* st = ring + static_cast<std::size_t>(it % MmaCfg<D, KC>::kStages) * kRingStage<D, KC>;
+  uint4* st = ring + static_cast<std::size_t>(stage) * kRingStage<D, KC>;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const std::int64_t s = __shfl_sync(0xffffffffu, my_slot, j * 8 + grp);
+    const std::uint8_t* src = kbase + (s >= 0 ? s : 0) * row_bytes;
+    const int n = s >= 0 ? 16 : 0;
 #pragma unroll
-    for (int l = 0; l < kNL; ++l)
-      cp_async16(st + (j * kNL + l) * 32 + lane, s >= 0 ? kbase + s * row_bytes + l * 64 : kbase, s >= 0 ? 16 : 0);
+    for (int l = 0; l < kNL; ++l) cp_async16(st + (j * kNL + l) * 32 + lane, src + l * 64, n);
   }
 }
-// Reads this lane's pieces of sub-tile `it` back from the ring (after cp_async_wait).
+// Reads this lane's pieces of ring stage `stage` back (after cp_async_wait).
 template <int D, int KC>
-__device__ __forceinline__ void ring_drain(const uint4* ring, std::int64_t it, uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
-                                           int lane) {
+__device__ __forceinline__ void ring_drain(const uint4* ring, int stage, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
-  const uint4* st = ring + static_cast<std::size_t>(it % MmaCfg<D, KC>::kStages) * kRingStage<D, KC>;
+  const uint4* st = ring + static_cast<std::size_t>(stage) * kRingStage<D, KC>;
 #pragma unroll
   for (int j = 0; j < 4; ++j)
 #pragma unroll
@@ -165,26 +194,30 @@ __device__ __forceinline__ void ring_drain(const uint4* ring, std::int64_t it, u
 }
 
 // The warp's copy pipeline over its `total` sub-tiles (native and CP score tiles). Start:
-// issue sub-tiles 0 .. kStages - 2, one commit group each (empty past `total`).
-// issue(i) issues sub-tile i (i an int, as in the loop this replaced: same code).
+// issue sub-tiles 0 .. kStages - 2 (cursor `iss`, then at kStages - 1), one commit group
+// each (empty past `total`). issue(iss) issues the sub-tile at cursor iss.
 template <int D, int KC, class Issue>
-__device__ __forceinline__ void ring_start(std::int64_t total, Issue&& issue) {
+__device__ __forceinline__ void ring_start(RingCursor<D, KC>& iss, int nsub, std::int64_t total, Issue&& issue) {
 #pragma unroll
   for (int i = 0; i < MmaCfg<D, KC>::kStages - 1; ++i) {
-    if (i < total) issue(i);
+    if (iss.it < total) issue(iss);
     cp_async_commit();
+    iss.next(nsub);
   }
 }
-// Step `it`: wait for sub-tile it, read this lane's pieces of it into kf, then issue sub-tile
-// it + kStages - 1 (if any) into the stage just freed.
+// Step at cursor `cur`: wait for its sub-tile, read this lane's pieces of it into kf, then
+// issue the sub-tile at `iss` (cur.it + kStages - 1, if any) into the stage just freed and
+// advance iss.
 template <int D, int KC, class Issue>
-__device__ __forceinline__ void ring_step(const uint4* ring, std::int64_t it, std::int64_t total,
-                                          uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane, Issue&& issue) {
+__device__ __forceinline__ void ring_step(const uint4* ring, const RingCursor<D, KC>& cur, RingCursor<D, KC>& iss,
+                                          int nsub, std::int64_t total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane,
+                                          Issue&& issue) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
   cp_async_wait<kNS - 2>();
-  ring_drain<D, KC>(ring, it, kf, lane);
-  if (it + kNS - 1 < total) issue(it + kNS - 1);
+  ring_drain<D, KC>(ring, cur.stage, kf, lane);
+  if (iss.it < total) issue(iss);
   cp_async_commit();
+  iss.next(nsub);
 }
 
 // What the logits of a sub-tile need besides the fragments: where the sub-tile starts

@@ -128,15 +128,8 @@ Observed run_cp(const Case& small, const Case& big, const void* k) {
   const gpu::CaseInputs in(big, gpu::gathered_q(big));  // K: the device cache k (big.k_cache is empty)
   in.point(a);
   a.k_cache = k;
-  const std::int64_t LOCAL = gpu::cp_local(a);
-  gpu::DevBuf<std::uint32_t> cells(gpu::cp_cells_bytes(a, LOCAL) / sizeof(std::uint32_t));
-  gpu::DevBuf<std::uint64_t> keys(gpu::cp_keys_bytes(a) / sizeof(std::uint64_t));
-  gpu::DevBuf<std::int32_t> out(static_cast<std::size_t>(W * big.R * big.cfg.topk));
-  a.cells = cells.p;
-  a.keys = keys.p;
-  ck(cudaMemset(cells.p, 0xA5, cells.n * sizeof(std::uint32_t)), "poison cells");
-  ck(cudaMemset(keys.p, 0xA5, keys.n * sizeof(std::uint64_t)), "poison keys");
-  ck(cudaMemset(out.p, 0xA5, out.n * sizeof(std::int32_t)), "poison out");
+  const gpu::CpScratch scratch(a, static_cast<std::size_t>(W * big.R * big.cfg.topk));  // poisoned
+  const gpu::DevBuf<std::int32_t>& out = scratch.out;
   ck(gpu::launch_cp_step_sim(a, out.p, nullptr), "cp step");
   ck(cudaDeviceSynchronize(), "synchronize");
   return read_outputs(big, out, nullptr);
