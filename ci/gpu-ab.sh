@@ -16,7 +16,7 @@ wait $p1; note "build new rc=$? $(tail -3 "$out/check/summary.log" | tr '\n' ' '
 N=build
 for r in new base new2; do d=$N; [[ $r == base ]] && d=/tmp/base
   $d/bench/gpu/bench_gpu_cp --reps 50 --out "$out/cp-$r.md" > "$out/cp-$r.log" 2>&1; note "cp $r rc=$?"; done
-$N/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-new.md" > "$out/step-new.log" 2>&1; note "step new rc=$?"
+$N/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-new.md" --json "$out/step-new.json" > "$out/step-new.log" 2>&1; note "step new rc=$?"
 /tmp/base/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-base.md" > "$out/step-base.log" 2>&1; note "step base rc=$?"
 SLOTS=4 ci/gpu-resources.sh "$out/resources.json" 2>/dev/null
 ctest --preset default -L cuda --output-on-failure -j12 --resource-spec-file "$out/resources.json" > "$out/ctest-cuda.log" 2>&1

@@ -205,19 +205,21 @@ __device__ __forceinline__ void ring_start(RingCursor<D, KC>& iss, int nsub, std
     iss.next(nsub);
   }
 }
-// Step at cursor `cur`: wait for its sub-tile, read this lane's pieces of it into kf, then
-// issue the sub-tile at `iss` (cur.it + kStages - 1, if any) into the stage just freed and
-// advance iss.
+// Step at cursor `cur`: first issue the sub-tile at `iss` (cur.it + kStages - 1, if any)
+// into the stage read back in the previous step (its pieces are in registers by now: the same
+// lane wrote and read them) and advance iss; then wait for cur's sub-tile and read this lane's
+// pieces of it into kf. Issuing before the wait keeps every stage of the ring in flight while
+// the warp waits (kStages sub-tiles, not kStages - 1).
 template <int D, int KC, class Issue>
 __device__ __forceinline__ void ring_step(const uint4* ring, const RingCursor<D, KC>& cur, RingCursor<D, KC>& iss,
                                           int nsub, std::int64_t total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane,
                                           Issue&& issue) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
-  cp_async_wait<kNS - 2>();
-  ring_drain<D, KC>(ring, cur.stage, kf, lane);
   if (iss.it < total) issue(iss);
   cp_async_commit();
   iss.next(nsub);
+  cp_async_wait<kNS - 1>();
+  ring_drain<D, KC>(ring, cur.stage, kf, lane);
 }
 
 // What the logits of a sub-tile need besides the fragments: where the sub-tile starts
