@@ -49,6 +49,33 @@ IXO_HD bool packed_plan_fits(int P, std::int64_t hq, std::int64_t hk) {
   return P > 1 && hk > 0 && hq % hk == 0 && pack_fits(P, static_cast<int>(hq / hk));
 }
 
+// ---- Sub-tile stream ---------------------------------------------------------------------
+// A position in a score warp's stream of sub-tiles (GPU score kernels, native and CP):
+// sub-tile `it` = unit * nsub + sub (a unit is one whole block of the native kernel, one
+// shard cell of the CP kernel; nsub sub-tiles a unit) and its ring stage it % kNS. next()
+// advances them without a division (recomputing them from `it` in every step was most of
+// the kernels' main-loop instructions: docs/performance.md, session 5); seek() is the
+// definition next() must agree with (tests/kernels/test_common.cpp).
+template <int kNS>
+struct SubtileCursor {
+  std::int64_t it, unit;
+  int sub, stage;
+  IXO_HD void seek(std::int64_t i, int nsub) {
+    it = i;
+    unit = i / nsub;
+    sub = static_cast<int>(i % nsub);
+    stage = static_cast<int>(i % kNS);
+  }
+  IXO_HD void next(int nsub) {
+    ++it;
+    if (++sub == nsub) {
+      sub = 0;
+      ++unit;
+    }
+    if (++stage == kNS) stage = 0;
+  }
+};
+
 // ---- Row facts ---------------------------------------------------------------------------
 // The per-row inputs the plans read (host or device pointers, [R] each) and the shapes.
 struct RowInputs {

@@ -10,6 +10,7 @@
 #include "gpu/gpu_port.hpp"
 #include "gpu/score_state.cuh"
 #include "indexer_common.hpp"
+#include "plans.hpp"
 
 #if defined(IXO_GPU_CUDA)
 namespace ixo::gpu::detail {
@@ -135,32 +136,10 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4],
   }
 }
 
-// A position in a warp's stream of sub-tiles: sub-tile `it` = unit * nsub + sub (a unit is
-// one whole block of the native kernel, one shard cell of the CP kernel) and its ring stage
-// it % kStages. next() advances all of them without a division: the divisions and 64-bit
-// remainders of recomputing them from `it` were most of the main loop's instructions
-// (docs/performance.md, session 5).
-template <int kNS>
-struct SubtileCursor {
-  std::int64_t it, unit;
-  int sub, stage;
-  __device__ __forceinline__ void seek(std::int64_t i, int nsub) {
-    it = i;
-    unit = i / nsub;
-    sub = static_cast<int>(i % nsub);
-    stage = static_cast<int>(i % kNS);
-  }
-  __device__ __forceinline__ void next(int nsub) {
-    ++it;
-    if (++sub == nsub) {
-      sub = 0;
-      ++unit;
-    }
-    if (++stage == kNS) stage = 0;
-  }
-};
+// The position in a warp's stream of sub-tiles (common::SubtileCursor), with the ring's
+// stage count.
 template <int D, int KC>
-using RingCursor = SubtileCursor<MmaCfg<D, KC>::kStages>;
+using RingCursor = cm::SubtileCursor<MmaCfg<D, KC>::kStages>;
 
 // Issues the copies of one sub-tile into ring stage `stage` of the warp: token j * 8 + grp
 // of the sub-tile (its K row held by that lane, -1: not loaded, zero-filled) for every

@@ -323,6 +323,30 @@ TEST(KernelsCommon, BlockScoreMaxAndLse) {
 
 }  // namespace
 
+// The GPU score warps' sub-tile cursor: next() from any start agrees with seek() (unit,
+// offset in the unit, ring stage) for every units-per-block count and ring depth the kernels
+// use (nsub 1..8: block sizes up to 256; 3 and 4 stages).
+template <int kNS>
+void check_cursor_walk() {
+  for (int nsub = 1; nsub <= 8; ++nsub)
+    for (std::int64_t start = 0; start < 3 * nsub * kNS; ++start) {
+      cm::SubtileCursor<kNS> c, want;
+      c.seek(start, nsub);
+      for (std::int64_t k = 1; k <= 4 * nsub * kNS; ++k) {
+        c.next(nsub);
+        want.seek(start + k, nsub);
+        ASSERT_TRUE(c.it == want.it && c.unit == want.unit && c.sub == want.sub && c.stage == want.stage)
+            << "kNS " << kNS << " nsub " << nsub << " start " << start << " after " << k << " steps: it " << c.it
+            << " unit " << c.unit << " sub " << c.sub << " stage " << c.stage << ", want unit " << want.unit << " sub "
+            << want.sub << " stage " << want.stage;
+      }
+    }
+}
+TEST(KernelsCommon, SubtileCursorWalksLikeSeek) {
+  check_cursor_walk<3>();
+  check_cursor_walk<4>();
+}
+
 // The plans of plans.hpp: the chunk plan (the GPU's NB / 16 cap), the top-k plan and the
 // tile row plan.
 TEST(KernelsCommon, ChunkTopkAndRowPlans) {
