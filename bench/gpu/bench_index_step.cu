@@ -4,6 +4,9 @@
 // replays, timed with CUDA events, rotating among input sets so L2 is cold. The HBM read
 // ceiling (a pure 16-byte-load read kernel) and a device-to-device copy are measured in the
 // same run. Usage: bench_gpu_index_step [--reps N] [--out table.md] [--json rows.json] [--quick]
+//   [--chunks N]
+// --chunks N forces the score kernels' KV chunk count (IndexArgs::num_chunks; default: the
+// plan's), to measure the wave effects of the grid (CTAs per SM slot, start-up per CTA).
 // --json writes the same rows (and % of the floor, per-row and packed) for
 // bench/gpu/plot_floor.py, which draws docs/img/floor.png beside SGLang's anchors.
 #include <cuda_runtime.h>
@@ -107,7 +110,7 @@ struct Row {
   double rows_us, packed_us, packed_score_us, topk_us, unique_bytes, rows_bytes;
 };
 
-Row run_shape(const Shape& sh, int reps, cudaStream_t st) {
+Row run_shape(const Shape& sh, int reps, int chunks, cudaStream_t st) {
   const int ndt = 4;
   const std::int64_t R = static_cast<std::int64_t>(sh.requests) * ndt, D = 128;
   const std::int64_t width = sh.prefix + ndt;
@@ -153,6 +156,7 @@ Row run_shape(const Shape& sh, int reps, cudaStream_t st) {
   base.local_blocks = 1;
   base.k_code = sh.fp8 ? 1 : 0;
   base.packed_queries = ndt;
+  base.num_chunks = chunks;  // 0: the plan's
   base.sm_q_scale = 1.0f / std::sqrt(128.0f);
   base.k_scale = 1.0f;
 
@@ -244,12 +248,14 @@ Row run_shape(const Shape& sh, int reps, cudaStream_t st) {
 int main(int argc, char** argv) {
   int reps = 50;
   bool quick = false;
+  int chunks = 0;
   std::string out, json_path;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--chunks") && i + 1 < argc) chunks = std::atoi(argv[++i]);
   }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -306,7 +312,7 @@ int main(int argc, char** argv) {
   if (quick) shapes = {{16, 131072, 0, false}, {16, 131072, 1, false}};
   std::vector<Row> rows;
   for (const auto& sh : shapes) {
-    rows.push_back(run_shape(sh, reps, st));
+    rows.push_back(run_shape(sh, reps, chunks, st));
     const Row& r = rows.back();
     std::fprintf(stderr, "%s %s: rows %.1f us, packed %.1f us (score %.1f, topk %.1f)\n", r.shape.c_str(), r.kdt.c_str(),
                  r.rows_us, r.packed_us, r.packed_score_us, r.topk_us);
@@ -319,6 +325,7 @@ int main(int argc, char** argv) {
                 "(read + written). Median of %d CUDA-graph replays (CUDA events), inputs rotated so L2 is cold.\n\n",
                 prop.name, prop.multiProcessorCount, read_gbs, copy_gbs, reps);
   t += line;
+  if (chunks > 0) t += "Score kernels' KV chunk count forced to " + std::to_string(chunks) + " (--chunks).\n\n";
   t += "| shape | K | per-row step us | packed step us | speedup | packed score alone us | top-k alone us | "
        "unique K MB | per-row K MB read | floor us (unique K / read BW) | packed K GB/s | packed % of read BW |\n";
   t += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -340,6 +347,7 @@ int main(int argc, char** argv) {
     j["read_gbs"] = read_gbs;
     j["copy_gbs"] = copy_gbs;
     j["reps"] = reps;
+    j["forced_chunks"] = chunks;  // 0: the plan's
     j["rows"] = nlohmann::json::array();
     for (const Row& r : rows) {
       const double floor_us = floor_us_of(r);
