@@ -4,7 +4,8 @@
 #   then, with the device tool (carry .deps):  bash ci/gpu-ab.sh $OUT
 # Builds this tree (preset default, sm_90a) and the old tree's benchmarks in parallel, runs
 # bench_gpu_cp (new, old, new) and bench_gpu_index_step (new, old), ctest -L cuda, then the GPU
-# mutation campaign beside compute-sanitizer memcheck. Fits one 600 s call (~290 s in session 3).
+# mutation campaign beside compute-sanitizer memcheck. Fits one 600 s call (~290 s in session 3,
+# ~300-320 s in session 5). CHUNKS="16 33 128" adds the forced-chunk-count runs (~15 s each).
 set -uo pipefail
 out="$1"; mkdir -p "$out"; s="$out/summary.log"; note() { echo "== $*" | tee -a "$s"; }
 deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
@@ -18,6 +19,12 @@ for r in new base new2; do d=$N; [[ $r == base ]] && d=/tmp/base
   $d/bench/gpu/bench_gpu_cp --reps 50 --out "$out/cp-$r.md" > "$out/cp-$r.log" 2>&1; note "cp $r rc=$?"; done
 $N/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-new.md" --json "$out/step-new.json" > "$out/step-new.log" 2>&1; note "step new rc=$?"
 /tmp/base/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-base.md" > "$out/step-base.log" 2>&1; note "step base rc=$?"
+# CHUNKS="16 33 128": the new tree's quick shapes with the score kernels' chunk count forced
+# (the wave experiment of docs/NOTES.md "Open work"; the plan's own count is step-new.md).
+for c in ${CHUNKS:-}; do
+  $N/bench/gpu/bench_gpu_index_step --quick --reps 50 --chunks "$c" --out "$out/step-chunks$c.md" > "$out/step-chunks$c.log" 2>&1
+  note "step chunks=$c rc=$?: $(grep -E '^\| 16 req' "$out/step-chunks$c.md" | cut -d'|' -f3,5,7 | tr '\n' ' ')"
+done
 SLOTS=4 ci/gpu-resources.sh "$out/resources.json" 2>/dev/null
 ctest --preset default -L cuda --output-on-failure -j12 --resource-spec-file "$out/resources.json" > "$out/ctest-cuda.log" 2>&1
 note "ctest -L cuda rc=$?: $(grep -E 'tests passed|tests failed' "$out/ctest-cuda.log" | tail -1)"
