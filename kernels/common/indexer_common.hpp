@@ -217,6 +217,14 @@ IXO_HD float fp8_to_float(std::uint8_t c, int code, int mutant = 0) {
   return e == 0 ? sign * ldexpf(static_cast<float>(m), -9) : sign * ldexpf(static_cast<float>(8 + m), e - 10);
 }
 
+// Whether fp8_to_float with `mutant` decodes an e4m3fn or e5m2 code differently from the
+// exact decode: a kernel that widens those formats in hardware (or with integer operations)
+// must then decode through a table built with fp8_to_float, or the mutant is never reached.
+IXO_HD bool fp8_decode_mutated(int mutant) {
+  return IXO_MUTANT(mutant, mutants::fp8_cast_dropped) || IXO_MUTANT(mutant, mutants::e4m3_subnormal_flushed) ||
+         IXO_MUTANT(mutant, mutants::e5m2_subnormal_flushed);
+}
+
 // The K format a launch decodes with: the case's k_dtype (mutant fn_as_fnuz: e4m3fn
 // dispatched as e4m3fnuz, a host-side dtype mix-up).
 IXO_HD int launch_k_code(int k_code, int mutant = 0) {

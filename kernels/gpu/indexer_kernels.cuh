@@ -145,11 +145,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
   const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, pack, p.mutant)) * D * kEsz + tig * 16;
-  // The decode table instead of the hardware / integer widening when it holds a mutant's
-  // decode: dropped cast, flushed subnormals (the table is built with p.mutant).
-  const bool use_lut = IXO_MUTANT(p.mutant, mutants::fp8_cast_dropped) ||
-                       IXO_MUTANT(p.mutant, mutants::e4m3_subnormal_flushed) ||
-                       IXO_MUTANT(p.mutant, mutants::e5m2_subnormal_flushed);
+  // The decode table (built with p.mutant) instead of the hardware / integer widening when
+  // it holds a mutant's decode.
+  const bool use_lut = cm::fp8_decode_mutated(p.mutant);
 
   // First token of the sub-tile at cursor c, its offset in its block, and its remainder
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
