@@ -153,10 +153,11 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
   // without a division; the remainder pieces (at most 6 sub-tiles a warp) divide.
   using Cursor = RingCursor<D, KC>;
+  auto whole_block = [&](const Cursor& c) -> std::int64_t { return b0 + warp + 4 * c.unit; };
   auto tile_start = [&](const Cursor& c, int* off0, int* q) -> std::int64_t {
     std::int64_t b;
     if (c.it < full_tiles) {
-      b = b0 + warp + 4 * c.unit;
+      b = whole_block(c);
       *off0 = c.sub * 32;
       *q = -1;
     } else {
@@ -231,7 +232,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
           part[q / nsub][q % nsub][grp] = st0.m;
           part[q / nsub][q % nsub][grp + 8] = st1.m;
         } else {
-          const std::int64_t b = b0 + warp + 4 * cur.unit;  // a whole block (q < 0)
+          const std::int64_t b = whole_block(cur);  // q < 0
           write_block(m0, b, state_score(st0, lse, p.mutant), p);
           write_block(m1, b, state_score(st1, lse, p.mutant), p);
         }
