@@ -40,7 +40,7 @@ struct CaseInputs {
 
 // The CP step's scratch (shard cells, candidate keys) and its top-k output for `out_count`
 // ids, poisoned with 0xA5 bytes so every cell, key and id must be rewritten by the launch;
-// the constructor points a.cells / a.keys at them (a's shapes and `inputs` set first).
+// the constructor points a.cells / a.keys at them (a's shapes set first: they size them).
 struct CpScratch {
   DevBuf<std::uint32_t> cells;
   DevBuf<std::uint64_t> keys;

@@ -325,7 +325,8 @@ TEST(KernelsCommon, BlockScoreMaxAndLse) {
 
 // The GPU score warps' sub-tile cursor: next() from any start agrees with seek() (unit,
 // offset in the unit, ring stage) for every units-per-block count and ring depth the kernels
-// use (nsub 1..8: block sizes up to 256; 3 and 4 stages).
+// use (nsub 1..8: block sizes up to 256; 3 and 4 stages). Fails on a stage that does not
+// wrap at kNS and on a unit that does not advance when sub wraps (both tried).
 template <int kNS>
 void check_cursor_walk() {
   for (int nsub = 1; nsub <= 8; ++nsub)
