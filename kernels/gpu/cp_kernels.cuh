@@ -181,7 +181,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   const std::int64_t total = ncell_w * nsub;
   const std::int32_t* r2t_row = p.r2t + s.gp.sid * p.width;
   const std::int64_t row_bytes = static_cast<std::int64_t>(D) * kEsz;  // Hk == 1
-  const std::uint8_t* kbase = p.k;
+  const std::uint8_t* kbase = p.k + tig * 16;
 
   // The sub-tile at cursor c (RingCursor: unit = the warp's cell index, no division): cell
   // s.l0 + warp + 4 * unit, block scored_block(cell), offset sub * 32.
@@ -201,7 +201,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int64_t my_slot) {
-    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane);
+    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
   };
 
   // cur: the sub-tile scored; iss: the one issued (kNS - 1 ahead); nxt: the one whose slot

@@ -144,7 +144,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int64_t b_rem = b0 + (nblk & ~std::int64_t{3});  // first block of the remainder
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
-  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, pack, p.mutant)) * D * kEsz;
+  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, pack, p.mutant)) * D * kEsz + tig * 16;
   // The decode table (built with p.mutant) instead of the hardware / integer widening when
   // it holds a mutant's decode.
   const bool use_lut = cm::fp8_decode_mutated(p.mutant);
@@ -188,7 +188,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int64_t my_slot) {
-    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane);
+    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
   };
 
   // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the

@@ -141,30 +141,24 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4],
 template <int D, int KC>
 using RingCursor = cm::SubtileCursor<MmaCfg<D, KC>::kStages>;
 
-// Issues the copies of one sub-tile into ring stage `stage` of the warp (my_slot: the K row
-// of this lane's token of the sub-tile, -1: not loaded, zero-filled; kbase: the K head's
-// first byte of row 0). The copies are coalesced: warp-wide copy q covers the whole rows of
-// tokens q * kTok .. q * kTok + kTok - 1 (kTok = 32 / pieces a row; lane = token-in-copy *
-// pieces + piece), i.e. every 128-byte line it touches in full, half the L2 requests of a
-// copy per fragment (8 rows x 64 bytes). Each piece lands where ring_drain's lane reads it
-// ([n-tile j][piece l][lane grp * 4 + tig] holds bytes l * 64 + tig * 16 of token j * 8 +
-// grp), so a lane reads pieces other lanes copied: ring_step orders the two with __syncwarp.
-// A row not loaded copies 0 bytes from row 0 (nothing is read).
+// Issues the copies of one sub-tile into ring stage `stage` of the warp: token j * 8 + grp
+// of the sub-tile (its K row held by that lane, -1: not loaded, zero-filled) for every
+// n-tile j. Each lane copies its own 16-byte pieces and later reads back exactly those
+// pieces: no other thread touches them, so cp.async.wait_group suffices. A row not loaded
+// copies 0 bytes from row 0 (nothing is read), so the pieces' addresses are one base plus
+// constant offsets.
 template <int D, int KC>
 __device__ __forceinline__ void ring_issue(uint4* ring, int stage, std::int64_t my_slot, const std::uint8_t* kbase,
-                                           std::int64_t row_bytes, int lane) {
+                                           std::int64_t row_bytes, int lane, int grp) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
-  constexpr int kP = 4 * kNL;    // 16-byte pieces of a K row
-  constexpr int kTok = 32 / kP;  // rows of one warp-wide copy
-  static_assert(kP <= 32 && 32 % kP == 0, "a warp-wide copy covers whole rows");
-  const int pc = lane % kP, tl = lane / kP;  // this lane's piece and token-in-copy
-  const std::uint8_t* src = kbase + pc * 16;
-  uint4* dst = ring + static_cast<std::size_t>(stage) * kRingStage<D, KC> + (pc / 4) * 32 + pc % 4;
+  uint4* st = ring + static_cast<std::size_t>(stage) * kRingStage<D, KC>;
 #pragma unroll
-  for (int q = 0; q < kP; ++q) {
-    const int t = q * kTok + tl;  // token of the sub-tile: n-tile t / 8, fragment row t % 8
-    const std::int64_t s = __shfl_sync(0xffffffffu, my_slot, t);
-    cp_async16(dst + (t / 8) * kNL * 32 + (t % 8) * 4, src + (s >= 0 ? s : 0) * row_bytes, s >= 0 ? 16 : 0);
+  for (int j = 0; j < 4; ++j) {
+    const std::int64_t s = __shfl_sync(0xffffffffu, my_slot, j * 8 + grp);
+    const std::uint8_t* src = kbase + (s >= 0 ? s : 0) * row_bytes;
+    const int n = s >= 0 ? 16 : 0;
+#pragma unroll
+    for (int l = 0; l < kNL; ++l) cp_async16(st + (j * kNL + l) * 32 + lane, src + l * 64, n);
   }
 }
 // Reads this lane's pieces of ring stage `stage` back (after cp_async_wait).
@@ -191,23 +185,19 @@ __device__ __forceinline__ void ring_start(RingCursor<D, KC>& iss, int nsub, std
   }
 }
 // Step at cursor `cur`: first issue the sub-tile at `iss` (cur.it + kStages - 1, if any)
-// into the stage read back in the previous step and advance iss; then wait for cur's
-// sub-tile and read this lane's pieces of it into kf. Lanes read pieces other lanes copied
-// (ring_issue): the __syncwarp before the issue keeps a copy from overwriting a stage some
-// lane still reads, the one after the wait makes every lane's completed copies visible.
-// Issuing before the wait keeps every stage of the ring in flight while the warp waits
-// (kStages sub-tiles, not kStages - 1).
+// into the stage read back in the previous step (its pieces are in registers by now: the same
+// lane wrote and read them) and advance iss; then wait for cur's sub-tile and read this lane's
+// pieces of it into kf. Issuing before the wait keeps every stage of the ring in flight while
+// the warp waits (kStages sub-tiles, not kStages - 1).
 template <int D, int KC, class Issue>
 __device__ __forceinline__ void ring_step(const uint4* ring, const RingCursor<D, KC>& cur, RingCursor<D, KC>& iss,
                                           int nsub, std::int64_t total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane,
                                           Issue&& issue) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
-  __syncwarp();
   if (iss.it < total) issue(iss);
   cp_async_commit();
   iss.next(nsub);
   cp_async_wait<kNS - 1>();
-  __syncwarp();
   ring_drain<D, KC>(ring, cur.stage, kf, lane);
 }
 
