@@ -14,33 +14,55 @@ namespace ixo::common {
 
 // ---- Chunk plan --------------------------------------------------------------------------
 // Programs a grid of `programs` (row-axis programs x K heads) may spread over the KV axis:
-// 4096 / programs clamped to [1, 256] (graph-constant values only).
-IXO_HD std::int64_t chunk_budget(std::int64_t programs) {
+// total / programs clamped to [1, 256] (graph-constant values only).
+IXO_HD std::int64_t chunk_budget(std::int64_t programs, std::int64_t total = 4096) {
   const std::int64_t n = programs < 1 ? 1 : programs;
-  std::int64_t v = 4096 / n;
+  std::int64_t v = total / n;
   if (v < 1) v = 1;
   if (v > 256) v = 256;
   return v;
 }
 
 // Number of KV chunks: a power of two from graph-constant values only (batch = rows or
-// groups launched, hk = K heads), never from seq_lens: chunk_budget(B*Hk) rounded down.
-IXO_HD int num_kv_chunks(std::int64_t batch, std::int64_t hk) {
-  const std::int64_t v = chunk_budget(batch * hk);
+// groups launched, hk = K heads), never from seq_lens: chunk_budget(B*Hk, total) rounded down.
+IXO_HD int num_kv_chunks(std::int64_t batch, std::int64_t hk, std::int64_t total = 4096) {
+  const std::int64_t v = chunk_budget(batch * hk, total);
   int p = 1;
   while (p * 2 <= v) p *= 2;
   return p;
 }
 
-// The score kernels' chunk plan (native twin, CUDA, HIP): num_kv_chunks(batch, Hk), capped
-// so a program gets at least 16 blocks of the widest possible row (NB, graph-constant): 4
-// per warp, enough to keep the GPU's cp.async pipeline full. `forced` > 0 overrides it.
-// The scores do not depend on the chunk plan (property ChunkingChangesNothing).
+// Programs the native score grid aims at (batch x Hk x chunks): 1024. Measured on the H200
+// (docs/performance.md, session 6 sweep): per-row 16 x 131072 bf16 337 us at 1024 programs
+// against 392 at 4096, 32 x 524288 per-row bf16 2378 against 2484, packed e4m3fn 798
+// against 833; one shape of eight is slower (per-row 32 x 524288 e4m3fn +2 %).
+constexpr std::int64_t kScoreGridPrograms = 1024;
+
+// The score kernels' chunk plan (native twin, CUDA, HIP): num_kv_chunks(batch, hk,
+// kScoreGridPrograms), capped so a program gets at least 16 blocks of the widest possible
+// row (NB, graph-constant): 4 per warp, enough to keep the GPU's cp.async pipeline full.
+// `forced` > 0 overrides it. The scores do not depend on the chunk plan (property
+// ChunkingChangesNothing).
 IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
   if (forced > 0) return forced;
-  const int c = num_kv_chunks(batch, hk);
+  const int c = num_kv_chunks(batch, hk, kScoreGridPrograms);
   const std::int64_t cap = NB / 16 > 1 ? NB / 16 : 1;
   return c < cap ? c : static_cast<int>(cap);
+}
+
+// The (row-axis program, KV chunk) of score CTA x of a grid of batch * chunks. Per-row plan
+// (pack 1): chunk-major, so the draft rows of one request (neighbouring rows reading the same
+// K blocks) score a chunk in neighbouring CTAs, which run together and share that K through
+// L2 (program-major, the per-row 16 x 131072 bf16 bench read 1.6x the unique K from DRAM,
+// ncu). Packed plan (a program already holds a request's rows): program-major. The scores
+// do not depend on it.
+struct ProgramChunk {
+  std::int64_t program;
+  int chunk;
+};
+IXO_HD ProgramChunk program_chunk(std::int64_t x, std::int64_t batch, int chunks, int pack) {
+  if (pack == 1) return {x % batch, static_cast<int>(x / batch)};
+  return {x / chunks, static_cast<int>(x % chunks)};
 }
 
 // Whether the packed plan runs for P = packed_queries rows per group: P > 1 and the pack's

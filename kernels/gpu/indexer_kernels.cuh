@@ -267,7 +267,8 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
   }
 }
 
-// Score program (x * chunks + c, K head). Per-row plan (kPacked false, p.pack 1): row x.
+// Score program (common::program_chunk of CTA x, K head). Per-row plan (kPacked false,
+// p.pack 1): row x % R, chunk x / R.
 // Packed plan: the tiles of row-axis index x (common::program_tiles, written out): one
 // packed tile when x is a whole group whose rows share one slot id (common::group_packs: P
 // slot ids read here, on the device; the grid never depends on them), else one tile per
@@ -280,13 +281,14 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }
-  const int c = static_cast<int>(blockIdx.x % p.chunks);
+  const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
+  const int c = pc.chunk;
   const int kvh = blockIdx.y;
   if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
-    const std::int64_t r = blockIdx.x / p.chunks;
+    const std::int64_t r = pc.program;
     score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), c, kvh, lut);
   } else {
-    const cm::ProgramRows pr = cm::program_rows_of(blockIdx.x / p.chunks, p.whole, p.pack);
+    const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
       score_mma_tile<D, KC>(p, pr.first, p.pack, g, c, kvh, lut);
@@ -332,9 +334,10 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
 // Score program of the portable path: the tiles of row-axis index x, as score_mma_kernel.
 template <int KC>
 __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
-  const int c = static_cast<int>(blockIdx.x % p.chunks);
+  const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
+  const int c = pc.chunk;
   const int kvh = blockIdx.y;
-  const cm::ProgramTiles pt = cm::program_tiles(p.slot, blockIdx.x / p.chunks, p.R, p.pack);
+  const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
     score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);

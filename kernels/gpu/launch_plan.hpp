@@ -29,8 +29,8 @@ inline bool packed_fits(const IndexArgs& a) { return common::packed_plan_fits(a.
 // Rows per program: packed_queries on the packed path when the pack fits, else 1.
 inline int score_pack(const IndexArgs& a, bool packed) { return packed && packed_fits(a) ? a.packed_queries : 1; }
 
-// Chunk count: common::score_chunks (num_kv_chunks(batch, Hk) capped at max(1, NB / 16), or
-// num_chunks when forced).
+// Chunk count: common::score_chunks (num_kv_chunks(batch, Hk, kScoreGridPrograms) capped at
+// max(1, NB / 16), or num_chunks when forced).
 inline int score_chunks(const IndexArgs& a, int pack) {
   return common::score_chunks(common::packed_batch(a.R, pack), a.Hk, a.NB, a.num_chunks);
 }
@@ -39,7 +39,7 @@ struct ScoreGrid {
   int pack = 1;
   int chunks = 1;
   std::int64_t batch = 0;  // programs along the row axis: common::packed_batch(R, pack)
-  std::int64_t x = 0;      // gridDim.x = batch * chunks
+  std::int64_t x = 0;      // gridDim.x = batch * chunks (CTA order: common::program_chunk)
   std::int64_t y = 0;      // gridDim.y = Hk
 };
 

@@ -104,13 +104,21 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 // Pipeline depth (sub-tiles of 32 tokens per warp in shared memory) and dynamic shared
-// memory of the tensor-core kernel.
+// memory of the tensor-core kernel. IXO_MMA_STAGES_BF16 / _FP8 override the depth (tuning
+// experiments, docs/performance.md).
+#ifndef IXO_MMA_STAGES_BF16
+#define IXO_MMA_STAGES_BF16 3
+#endif
+#ifndef IXO_MMA_STAGES_FP8
+#define IXO_MMA_STAGES_FP8 4
+#endif
 template <int D, int KC>
 struct MmaCfg {
   static constexpr bool kFp8 = KC != cm::kBf16;
   static constexpr int kEsz = kFp8 ? 1 : 2;
   static constexpr int kNL = D * kEsz / 64;  // 16-byte pieces per token-thread
-  static constexpr int kStages = kFp8 ? 4 : 3;
+  static constexpr int kStages = kFp8 ? IXO_MMA_STAGES_FP8 : IXO_MMA_STAGES_BF16;
+  static_assert(kStages >= 2, "the ring issues ahead of the sub-tile it waits for");
   static constexpr int kSmemBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;
 };
 

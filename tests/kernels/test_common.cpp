@@ -348,10 +348,44 @@ TEST(KernelsCommon, SubtileCursorWalksLikeSeek) {
   check_cursor_walk<4>();
 }
 
+// The score grid's CTA order: every (program, chunk) exactly once in both plans; per-row
+// (pack 1) chunk-major, so the rows of one request score a chunk in neighbouring CTAs (the
+// L2 sharing the per-row bench depends on); packed program-major. Shown to fail on
+// `{x / chunks, x % chunks}` for pack 1 (neighbour check) and on `x / batch` as the
+// program (coverage check).
+TEST(KernelsCommon, ProgramChunkCoversTheGridOnceInItsOrder) {
+  for (const int pack : {1, 4})
+    for (const std::int64_t batch : {1, 5, 64})
+      for (const int chunks : {1, 3, 16}) {
+        std::vector<int> seen(static_cast<std::size_t>(batch * chunks), 0);
+        for (std::int64_t x = 0; x < batch * chunks; ++x) {
+          const cm::ProgramChunk pc = cm::program_chunk(x, batch, chunks, pack);
+          ASSERT_TRUE(pc.program >= 0 && pc.program < batch && pc.chunk >= 0 && pc.chunk < chunks) << x;
+          ++seen[static_cast<std::size_t>(pc.program * chunks + pc.chunk)];
+          if (x + 1 < batch * chunks) {
+            const cm::ProgramChunk nx = cm::program_chunk(x + 1, batch, chunks, pack);
+            const bool row_major_step = nx.chunk == pc.chunk && nx.program == pc.program + 1;
+            const bool chunk_step = nx.program == pc.program && nx.chunk == pc.chunk + 1;
+            if (pack == 1 && (x + 1) % batch != 0) {
+              EXPECT_TRUE(row_major_step) << x;
+            }
+            if (pack != 1 && (x + 1) % chunks != 0) {
+              EXPECT_TRUE(chunk_step) << x;
+            }
+          }
+        }
+        for (const int n : seen) EXPECT_EQ(n, 1) << "pack " << pack << " batch " << batch << " chunks " << chunks;
+      }
+}
+
 // The plans of plans.hpp: the chunk plan (the GPU's NB / 16 cap), the top-k plan and the
 // tile row plan.
 TEST(KernelsCommon, ChunkTopkAndRowPlans) {
-  EXPECT_EQ(cm::score_chunks(32, 1, 100000), cm::num_kv_chunks(32, 1));  // cap 6250: not reached
+  EXPECT_EQ(cm::score_chunks(32, 1, 100000), 32);  // 1024 programs / 32; cap 6250: not reached
+  EXPECT_EQ(cm::score_chunks(64, 1, 1024), 16);     // per-row 16 x 131072 (bench): 1024 CTAs
+  EXPECT_EQ(cm::score_chunks(16, 1, 1024), 64);     // packed: 64 = the NB / 16 cap
+  EXPECT_EQ(cm::score_chunks(48, 1, 100000), 16);   // 21.3 rounded down to a power of two
+  EXPECT_EQ(cm::score_chunks(4096, 1, 100000), 1);
   EXPECT_EQ(cm::score_chunks(32, 1, 51), 3);                             // 128 capped at 51 / 16
   EXPECT_EQ(cm::score_chunks(32, 1, 7), 1);
   EXPECT_EQ(cm::score_chunks(32, 1, 51, 5), 5);  // forced

@@ -159,9 +159,9 @@ TEST(CpuTwin, PackedPlanAndFallback) {
     big.width = 4096 * big.cfg.block_size;  // NB 4096: the NB / 16 cap (256) is not reached
     const auto p = ixo::cpu::plan_for(big, true, def);
     EXPECT_EQ(p.pack, 4);
-    EXPECT_EQ(p.chunks, 64);  // 4096 / (32 groups * 2 heads)
-    EXPECT_EQ(p.programs(), 32 * 64 * 2);
-    EXPECT_EQ(ixo::cpu::plan_for(big, false, def).chunks, 16);  // 4096 / (128 rows * 2 heads)
+    EXPECT_EQ(p.chunks, 16);  // 1024 / (32 groups * 2 heads)
+    EXPECT_EQ(p.programs(), 32 * 16 * 2);
+    EXPECT_EQ(ixo::cpu::plan_for(big, false, def).chunks, 4);  // 1024 / (128 rows * 2 heads)
     big.width = 51 * big.cfg.block_size;  // NB 51: at most 51 / 16 = 3 chunks, as the GPU grid
     EXPECT_EQ(ixo::cpu::plan_for(big, true, def).chunks, 3);
   }

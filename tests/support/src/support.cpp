@@ -269,16 +269,16 @@ std::vector<NamedCase> build() {
   }
   // Dispatch thresholds +-1 (kernels/common/indexer_common.hpp, kernels/gpu/launch_plan.hpp,
   // indexer_kernels.cuh): pack * Hq/Hk around the 16-row tile (packed vs per-row plan); the
-  // chunk count num_kv_chunks(batch * Hk) around 4096 / 2^k (batch 15, 16, 17 at 256
-  // chunks; 2047..2049 at 2 -> 1) with the NB / 16 cap out of the way, and NB around that
+  // chunk count common::score_chunks around 1024 / 2^k (kScoreGridPrograms; batch 3, 4, 5
+  // at 256 -> 128 chunks; 511..513 at 2 -> 1) with the NB / 16 cap out of the way, and NB around that
   // cap (31, 32, 33: 1 -> 2 chunks); nb around the top-k kernel's shared-memory key limit
   // (8192) and the trivial-row shortcut (nb = topk +-1 with topk 2048).
   for (int p : {15, 16, 17})
     add("threshold_pack_gqa" + std::to_string(p), GenSpec(small()).rows(2, p).heads(1, 1, 32).blocks(16, 3, 0, 1));
-  for (int rows : {15, 16, 17})
+  for (int rows : {3, 4, 5})
     add("threshold_chunks256_batch" + std::to_string(rows),
         GenSpec{}.rows(rows, 1).heads(1, 1, 32).lengths({4096 + 4}).blocks(1, 8, 1, 1).pack(1));
-  for (int rows : {2047, 2048, 2049}) {
+  for (int rows : {511, 512, 513}) {
     GenSpec s = GenSpec{}.rows(rows, 1).heads(1, 1, 32).lengths({16 * 33}).blocks(16, 4, 0, 1).pack(1);
     s.permute_tokens = false;
     add("threshold_chunks2_batch" + std::to_string(rows), s);
