@@ -3,8 +3,9 @@
 // (4 draft rows x 4 heads in one 16-row tile, K read once per request) vs per-row (one
 // row's 4 heads per tile, K read once per draft row). M3 shapes: D 128, block 128, topk 16,
 // init 0, local 1, 4 draft rows (L = prefix + j + 1), Q bf16. The native packed index step
-// for the same 4 heads on one GPU (no CP) is timed for reference. Median of N CUDA-event
-// timed runs after warm-up, inputs of >= 256 MB (L2 is 60 MB) so K comes from HBM.
+// for the same 4 heads on one GPU (no CP) is timed for reference. Median of N CUDA-graph
+// replays (CUDA events) after warm-up, inputs of >= 256 MB (L2 is 60 MB) so K comes from
+// HBM; the candidates and merge kernels are also timed launched without a graph.
 // Usage: bench_gpu_cp [--reps N] [--out table.md]
 #include <cuda_runtime.h>
 
@@ -36,16 +37,35 @@ std::uint64_t lcg(std::uint64_t& s) {
   return s >> 17;
 }
 
+// Median of `reps` timed runs of body() (its launches on stream s) after warm-up. graph:
+// body() captured once into a CUDA graph and the graph replayed (how a server runs a decode
+// step, and how bench_gpu_index_step times); else body()'s launches are issued each run,
+// so the host's per-launch latency is in the time of a short kernel.
 template <class F>
-double median_us(int reps, cudaStream_t s, F&& body) {
+double median_us(int reps, cudaStream_t s, bool graph, F&& body) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) body();
+  for (int i = 0; i < 3; ++i) body();  // warm-up: first-call kernel attributes outside the capture
+  CK(cudaStreamSynchronize(s));
+  cudaGraphExec_t ex = nullptr;
+  if (graph) {
+    cudaGraph_t g;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    body();
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaGraphInstantiate(&ex, g, 0));
+    CK(cudaGraphDestroy(g));
+    for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(ex, s));
+  }
   std::vector<float> t;
   for (int i = 0; i < reps; ++i) {
     CK(cudaEventRecord(a, s));
-    body();
+    if (graph) {
+      CK(cudaGraphLaunch(ex, s));
+    } else {
+      body();
+    }
     CK(cudaEventRecord(b, s));
     CK(cudaEventSynchronize(b));
     float ms = 0;
@@ -53,6 +73,7 @@ double median_us(int reps, cudaStream_t s, F&& body) {
     t.push_back(ms);
   }
   std::sort(t.begin(), t.end());
+  if (ex) cudaGraphExecDestroy(ex);
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return 1000.0 * t[t.size() / 2];
@@ -79,10 +100,12 @@ int main(int argc, char** argv) {
   std::string table =
       "Device: " + std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) +
       " SMs. One rank of WORLD 4 (its shard of blocks for all 4 heads), 4 draft rows per request. "
-      "Median of " + std::to_string(reps) + " CUDA-event timed runs.\n\n"
+      "Median of " + std::to_string(reps) + " CUDA-graph replays (CUDA events); the two launch columns time "
+      "the same kernel issued without a graph (host launch latency included, the pre-2026-12-02 method).\n\n"
       "| shape | K | CP packed: score + cand + merge us | CP per-row: score + cand + merge us | speedup | "
-      "packed score us | per-row score us | candidates us | merge us | native packed step, 4 heads, all blocks (no CP) us |\n"
-      "|---|---|---|---|---|---|---|---|---|---|\n";
+      "packed score us | per-row score us | candidates us | merge us | cand + merge in the step us (packed step - "
+      "packed score) | candidates us (launched) | merge us (launched) | native packed step, 4 heads, all blocks (no CP) us |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   for (const Shape& sh : shapes) {
@@ -175,12 +198,14 @@ int main(int argc, char** argv) {
       if (what == 0 || what == 2) CL(ixo::gpu::launch_cp_candidates(b, s));
       if (what == 0 || what == 3) CL(ixo::gpu::launch_cp_merge(b, gathered, 0, 1, out, s));
     };
-    const double packed = median_us(reps, s, [&] { run(P, 0); });
-    const double rowsx = median_us(reps, s, [&] { run(1, 0); });
-    const double sp = median_us(reps, s, [&] { run(P, 1); });
-    const double sr = median_us(reps, s, [&] { run(1, 1); });
-    const double cand = median_us(reps, s, [&] { run(P, 2); });
-    const double mrg = median_us(reps, s, [&] { run(P, 3); });
+    const double packed = median_us(reps, s, true, [&] { run(P, 0); });
+    const double rowsx = median_us(reps, s, true, [&] { run(1, 0); });
+    const double sp = median_us(reps, s, true, [&] { run(P, 1); });
+    const double sr = median_us(reps, s, true, [&] { run(1, 1); });
+    const double cand = median_us(reps, s, true, [&] { run(P, 2); });
+    const double mrg = median_us(reps, s, true, [&] { run(P, 3); });
+    const double cand_launch = median_us(reps, s, false, [&] { run(P, 2); });
+    const double mrg_launch = median_us(reps, s, false, [&] { run(P, 3); });
 
     // Native packed index step for the same 4 heads over all blocks (one GPU, no CP).
     ixo::gpu::IndexArgs n;
@@ -209,11 +234,12 @@ int main(int argc, char** argv) {
     n.k_code = sh.k_code;
     n.packed_queries = P;
     n.sm_q_scale = a.sm_q_scale;
-    const double native = median_us(reps, s, [&] { CL(ixo::gpu::launch_index_step(n, true, s)); });
+    const double native = median_us(reps, s, true, [&] { CL(ixo::gpu::launch_index_step(n, true, s)); });
 
     char line[512];
-    std::snprintf(line, sizeof line, "| %s | %s | %.1f | %.1f | %.2fx | %.1f | %.1f | %.1f | %.1f | %.1f |\n", sh.name,
-                  sh.k_code == 0 ? "bf16" : "e4m3fn", packed, rowsx, rowsx / packed, sp, sr, cand, mrg, native);
+    std::snprintf(line, sizeof line, "| %s | %s | %.1f | %.1f | %.2fx | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+                  sh.name, sh.k_code == 0 ? "bf16" : "e4m3fn", packed, rowsx, rowsx / packed, sp, sr, cand, mrg,
+                  packed - sp, cand_launch, mrg_launch, native);
     table += line;
     std::printf("%s", line);
     std::fflush(stdout);

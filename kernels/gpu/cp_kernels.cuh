@@ -99,11 +99,16 @@ struct CpCta {
   int pack, rank;
   std::uint32_t* rank_cells;
 };
+// The (row-axis program, chunk) of this CTA: common::program_chunk (per-row plan chunk-major,
+// as the native grid: a request's draft rows read a chunk's K side by side, through L2).
+__device__ __forceinline__ cm::ProgramChunk cta_program_chunk(const CpScoreParams& p) {
+  return cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
+}
 __device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t first, int pack) {
   CpCta s;
   s.first = first;
   s.pack = pack;
-  const int chunk = static_cast<int>(blockIdx.x % p.chunks);
+  const int chunk = cta_program_chunk(p).chunk;
   s.rank = p.rank_base + static_cast<int>(blockIdx.y);
   cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);  // shard cells of the chunk
   s.gp = cp_group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk}, first, pack, p.mutant);
@@ -274,7 +279,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
   if constexpr (KC != cm::kBf16) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC);
   }  // ordered by the tile's first barrier
-  const cm::ProgramRows pr = cm::program_rows_of(blockIdx.x / p.chunks, p.whole, p.pack);
+  const cm::ProgramRows pr = cm::program_rows_of(cta_program_chunk(p).program, p.whole, p.pack);
   const CpCta s = cta_setup(p, pr.first, pr.rows);
   if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, pr.first, pr.rows, threadIdx.x, s.gp);
   if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform
@@ -323,7 +328,7 @@ __device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std
 // CP score program of the portable path: the tiles of row-axis index x, as cp_score_mma_kernel.
 template <int KC>
 __global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreParams p) {
-  const cm::ProgramTiles pt = cm::program_tiles(p.slot, blockIdx.x / p.chunks, p.R, p.pack);
+  const cm::ProgramTiles pt = cm::program_tiles(p.slot, cta_program_chunk(p).program, p.R, p.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile no longer reads shared memory
     cp_score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack);
