@@ -4,10 +4,20 @@
 #   then, with the device tool (carry .deps):  bash ci/gpu-ab.sh $OUT
 # Builds this tree (preset default, sm_90a) and the old tree's benchmarks in parallel, runs
 # bench_gpu_cp (new, old, new) and bench_gpu_index_step (new, old), ctest -L cuda, then the GPU
-# mutation campaign beside compute-sanitizer memcheck. Fits one 600 s call (~290 s in session 3,
-# ~300-320 s in session 5). CHUNKS="16 33 128" adds the forced-chunk-count runs (~15 s each).
+# mutation campaign beside compute-sanitizer memcheck. Fits one 600 s call (~290 s in
+# session 3, ~300-320 s in sessions 5 and 6). CHUNKS="16 33 128" adds forced-chunk-count runs
+# (~15 s each on the quick shapes; CHUNK_SHAPES="" runs every shape, ~25 s each);
+# SAN="initcheck synccheck racecheck" adds those tools on the memcheck filters while the call
+# has time left (SAN_BUDGET, default 540 s from the start).
+# The device tool brings back at most 8 files: every log goes to $WORK (default /tmp/gpu-ab)
+# and, on exit, $1 gets logs.tgz (all of them but the mutation JSON), summary.log and the
+# benchmark tables (step-new.md/.json, step-base.md, cp-new.md, cp-base.md).
 set -uo pipefail
-out="$1"; mkdir -p "$out"; s="$out/summary.log"; note() { echo "== $*" | tee -a "$s"; }
+res="$1"; mkdir -p "$res"
+out="${WORK:-/tmp/gpu-ab}"; mkdir -p "$out"; s="$out/summary.log"; note() { echo "== $*" | tee -a "$s"; }
+trap 'tar -czf "$res/logs.tgz" -C "$out" --exclude gpu-mutation.json . 2>/dev/null
+  for f in summary.log step-new.md step-new.json step-base.md cp-new.md cp-base.md; do [[ -e "$out/$f" ]] && cp "$out/$f" "$res/"; done' EXIT
+t0=$SECONDS
 deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
 export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu"
 ( STAGES=build JOBS=12 bash ci/gpu-check.sh "$out/check" > "$out/build.out" 2>&1 ) & p1=$!
@@ -22,8 +32,8 @@ $N/bench/gpu/bench_gpu_index_step --reps 50 --out "$out/step-new.md" --json "$ou
 # CHUNKS="16 33 128": the new tree's quick shapes with the score kernels' chunk count forced
 # (the wave experiment of docs/NOTES.md "Open work"; the plan's own count is step-new.md).
 for c in ${CHUNKS:-}; do
-  $N/bench/gpu/bench_gpu_index_step --quick --reps 50 --chunks "$c" --out "$out/step-chunks$c.md" > "$out/step-chunks$c.log" 2>&1
-  note "step chunks=$c rc=$?: $(grep -E '^\| 16 req' "$out/step-chunks$c.md" | cut -d'|' -f3,5,7 | tr '\n' ' ')"
+  $N/bench/gpu/bench_gpu_index_step ${CHUNK_SHAPES---quick} --reps 50 --chunks "$c" --out "$out/step-chunks$c.md" > "$out/step-chunks$c.log" 2>&1
+  note "step chunks=$c rc=$?: $(grep -E '^\| (16|32) req' "$out/step-chunks$c.md" | cut -d'|' -f2-7 | tr '\n' ' ')"
 done
 SLOTS=4 ci/gpu-resources.sh "$out/resources.json" 2>/dev/null
 ctest --preset default -L cuda --output-on-failure -j12 --resource-spec-file "$out/resources.json" > "$out/ctest-cuda.log" 2>&1
@@ -37,3 +47,12 @@ note "memcheck test_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | t
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/cp/test_cp_gpu --gtest_brief=1 > "$out/memcheck-cp.log" 2>&1
 note "memcheck test_cp_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck-cp.log" | tail -1)"
 wait $p3; note "mutate: $(tail -3 "$out/mutate.log" | tr '\n' ' ')"
+for tool in ${SAN:-}; do
+  left=$(( ${SAN_BUDGET:-540} - (SECONDS - t0) )); [[ $left -gt 40 ]] || { note "$tool skipped: the call's time is spent"; continue; }
+  lim=$(( left / 2 < 80 ? left / 2 : 80 ))
+  timeout $lim compute-sanitizer --tool $tool --error-exitcode 7 $N/tests/gpu/test_gpu --gtest_filter="$m/exact_*:$m/dtype_*:$m/padding_inactive_lse_e4m3fn" --gtest_brief=1 > "$out/$tool.log" 2>&1
+  note "$tool test_gpu rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1) $(grep -E '^\[  PASSED' "$out/$tool.log")"
+  timeout $lim compute-sanitizer --tool $tool --error-exitcode 7 $N/tests/cp/test_cp_gpu --gtest_brief=1 \
+    --gtest_filter="CudaCp.RocmPrVerifyBatch:CudaCp.WorldSizes:CudaCp.WinnersInOneShardAndPadding:Kernels/CudaCpMatrix.NativeOracleTwin/exact_*" > "$out/$tool-cp.log" 2>&1
+  note "$tool test_cp_gpu rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-cp.log" | tail -1) $(grep -E '^\[  PASSED' "$out/$tool-cp.log")"
+done
