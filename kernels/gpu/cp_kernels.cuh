@@ -265,12 +265,12 @@ __device__ __noinline__ void cp_score_mma_rows(CpScoreParams p, std::int64_t fir
   }
 }
 
-// CP score program (x * chunks + c, rank): the tiles of row-axis index x
-// (common::program_tiles, written out as in detail::score_mma_kernel; decided from slot_ids
-// on the device): one packed tile for a whole group sharing one slot id, else one tile per
-// row, one after the other. The packed tile's plan and row facts are loaded before the
-// decision (their slot id and length loads in flight together, as before the decision
-// existed); the per-row path loads its own.
+// CP score program (row-axis index x and chunk from common::program_chunk; rank): the
+// tiles of row-axis index x (common::program_tiles, written out as in
+// detail::score_mma_kernel; decided from slot_ids on the device): one packed tile for a
+// whole group sharing one slot id, else one tile per row, one after the other. The packed
+// tile's plan and row facts are loaded before the decision (their slot id and length loads
+// in flight together, as before the decision existed); the per-row path loads its own.
 
 template <int D, int KC>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_score_mma_kernel(CpScoreParams p) {
