@@ -9,9 +9,9 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-${OUT:-$root/ncu-out}}"
 mkdir -p "$out"
-B="${BUILD_DIR:-/tmp/ixo-gpu-build}"
+B="${BUILD_DIR:-$root/build}"  # the default preset's binaryDir, where ci/gpu-check.sh builds
 if [[ ! -x "$B/bench/gpu/bench_gpu_index_step" ]]; then
-  STAGES=build TARGETS="bench_gpu_index_step bench_gpu_cp" BUILD_DIR="$B" bash "$root/ci/gpu-check.sh" "$out" || exit 1
+  STAGES=build TARGETS="bench_gpu_index_step bench_gpu_cp" bash "$root/ci/gpu-check.sh" "$out" || exit 1
 fi
 export LD_LIBRARY_PATH="/tmp/ixo-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ncu_bin="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
