@@ -8,16 +8,10 @@
 #   ARGS='--quick --reps 2'                       bench_gpu_index_step arguments (e.g. add --chunks 16)
 # Writes ncu-source.csv, ncu-details.csv, ncu-source-summary.md and the .ncu-rep to $1.
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-out="${1:-${OUT:-$root/ncu-source-out}}"
+out="${1:-${OUT:-$PWD/ncu-source-out}}"
 mkdir -p "$out"
-B="${BUILD_DIR:-$root/build}"  # the default preset's binaryDir, where ci/gpu-check.sh builds
-if [[ ! -x "$B/bench/gpu/bench_gpu_index_step" ]]; then
-  STAGES=build TARGETS="bench_gpu_index_step" bash "$root/ci/gpu-check.sh" "$out/build" || exit 1
-fi
-export LD_LIBRARY_PATH="/tmp/ixo-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-ncu_bin="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
-[[ -n "$ncu_bin" ]] || { echo "no ncu" | tee "$out/ncu-source-summary.md"; exit 1; }
+need="bench_gpu_index_step"
+source "$(dirname "$0")/ncu-env.sh" || { echo "no ncu or build failed" | tee "$out/ncu-source-summary.md"; exit 1; }
 timeout 300 "$ncu_bin" --graph-profiling node --kernel-name-base demangled \
   --kernel-name "regex:${KERNEL:-score_mma_kernel<128, 0, (1|true)>}" --launch-count 1 \
   --section SourceCounters --section WarpStateStats --section MemoryWorkloadAnalysis_Tables \

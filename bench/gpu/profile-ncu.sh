@@ -6,16 +6,10 @@
 # Writes ncu-*.csv (raw metrics) and ncu-summary.txt to $1 (else $OUT).
 #   Usage: bash bench/gpu/profile-ncu.sh $OUT     (needs .deps/, see ci/gpu-check.sh)
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-out="${1:-${OUT:-$root/ncu-out}}"
+out="${1:-${OUT:-$PWD/ncu-out}}"
 mkdir -p "$out"
-B="${BUILD_DIR:-$root/build}"  # the default preset's binaryDir, where ci/gpu-check.sh builds
-if [[ ! -x "$B/bench/gpu/bench_gpu_index_step" ]]; then
-  STAGES=build TARGETS="bench_gpu_index_step bench_gpu_cp" bash "$root/ci/gpu-check.sh" "$out" || exit 1
-fi
-export LD_LIBRARY_PATH="/tmp/ixo-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-ncu_bin="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
-[[ -n "$ncu_bin" ]] || { echo "no ncu" | tee "$out/ncu-summary.txt"; exit 1; }
+need="bench_gpu_index_step bench_gpu_cp"
+source "$(dirname "$0")/ncu-env.sh" || { echo "no ncu or build failed" | tee "$out/ncu-summary.txt"; exit 1; }
 # What bounds a kernel: DRAM and SM throughput (% of peak), achieved occupancy, issue-slot
 # use, bytes in flight proxies (long-scoreboard stalls), L2 hit rate, waves per SM.
 metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
