@@ -9,12 +9,14 @@
 # (~15 s each on the quick shapes; CHUNK_SHAPES="" runs every shape, ~25 s each);
 # SAN="initcheck synccheck racecheck" adds those tools on the memcheck filters while the call
 # has time left (SAN_BUDGET, default 540 s from the start).
-# The device tool brings back at most 8 files: every log goes to $WORK (default /tmp/gpu-ab)
-# and, on exit, $1 gets logs.tgz (all of them but the mutation JSON), summary.log and the
+# A base older than a5c68db has the old bench_gpu_cp (kernels launched without a graph):
+# copy bench/gpu/bench_cp.cpp into .deps/base-src to compare its short-kernel columns.
+# The device tool brings back at most 8 files: every log goes to a fresh folder under $WORK
+# (default /tmp) and, on exit, $1 gets logs.tgz (all of them but the mutation JSON), summary.log and the
 # benchmark tables (step-new.md/.json, step-base.md, cp-new.md, cp-base.md).
 set -uo pipefail
 res="$1"; mkdir -p "$res"
-out="${WORK:-/tmp/gpu-ab}"; mkdir -p "$out"; s="$out/summary.log"; note() { echo "== $*" | tee -a "$s"; }
+mkdir -p "${WORK:-/tmp}"; out="$(mktemp -d "${WORK:-/tmp}/gpu-ab.XXXXXX")"; s="$out/summary.log"; note() { echo "== $*" | tee -a "$s"; }
 trap 'tar -czf "$res/logs.tgz" -C "$out" --exclude gpu-mutation.json . 2>/dev/null
   for f in summary.log step-new.md step-new.json step-base.md cp-new.md cp-base.md; do [[ -e "$out/$f" ]] && cp "$out/$f" "$res/"; done' EXIT
 t0=$SECONDS
