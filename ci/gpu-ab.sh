@@ -49,12 +49,17 @@ note "memcheck test_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | t
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/cp/test_cp_gpu --gtest_brief=1 > "$out/memcheck-cp.log" 2>&1
 note "memcheck test_cp_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck-cp.log" | tail -1)"
 wait $p3; note "mutate: $(tail -3 "$out/mutate.log" | tr '\n' ' ')"
-for tool in ${SAN:-}; do
-  left=$(( ${SAN_BUDGET:-540} - (SECONDS - t0) )); [[ $left -gt 40 ]] || { note "$tool skipped: the call's time is spent"; continue; }
-  lim=$(( left / 2 < 80 ? left / 2 : 80 ))
-  timeout $lim compute-sanitizer --tool $tool --error-exitcode 7 $N/tests/gpu/test_gpu --gtest_filter="$m/exact_*:$m/dtype_*:$m/padding_inactive_lse_e4m3fn" --gtest_brief=1 > "$out/$tool.log" 2>&1
-  note "$tool test_gpu rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1) $(grep -E '^\[  PASSED' "$out/$tool.log")"
-  timeout $lim compute-sanitizer --tool $tool --error-exitcode 7 $N/tests/cp/test_cp_gpu --gtest_brief=1 \
-    --gtest_filter="CudaCp.RocmPrVerifyBatch:CudaCp.WorldSizes:CudaCp.WinnersInOneShardAndPadding:Kernels/CudaCpMatrix.NativeOracleTwin/exact_*" > "$out/$tool-cp.log" 2>&1
-  note "$tool test_cp_gpu rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-cp.log" | tail -1) $(grep -E '^\[  PASSED' "$out/$tool-cp.log")"
-done
+# SAN: ci/gpu-check.sh's sanitize stage with these tools on the memcheck filters (no graph
+# test: racecheck needs > 100 s there), each run limited to a share of the time left.
+if [[ -n "${SAN:-}" ]]; then
+  left=$(( ${SAN_BUDGET:-540} - (SECONDS - t0) )); runs=$(( 2 * $(wc -w <<< "$SAN") ))
+  if [[ $left -gt 40 ]]; then
+    lim=$(( left / runs < 80 ? left / runs : 80 ))
+    STAGES=sanitize SAN_TOOLS="$SAN" SAN_GRAPH=0 SAN_TIMEOUT=$lim SAN_FILTER="$m/exact_*:$m/dtype_*:$m/padding_inactive_lse_e4m3fn" \
+      SAN_CP_FILTER="CudaCp.RocmPrVerifyBatch:CudaCp.WorldSizes:CudaCp.WinnersInOneShardAndPadding:Kernels/CudaCpMatrix.NativeOracleTwin/exact_*" \
+      bash ci/gpu-check.sh "$out/san" > "$out/san.out" 2>&1
+    grep -E '^== compute-sanitizer' "$out/san/summary.log" >> "$s"
+  else
+    note "sanitizers $SAN skipped: the call's time is spent"
+  fi
+fi

@@ -75,18 +75,25 @@ fi
 if has sanitize; then
   # Small cases over every kernel path: tensor-core bf16/fp8 (all four formats), the scalar
   # path (odd D), lse, padding/inactive rows, GQA, packed fallback, and the graph test.
+  # SAN_TOOLS (default all four), SAN_GRAPH=0 leaves out test_gpu_graph, SAN_CP_FILTER (a
+  # test_cp_gpu filter, default none) adds the CP kernels; all three runs share one log.
   m='Matrix/CudaCases.RowsPackedOracleTwin'
   filter="${SAN_FILTER:-$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/m3_km_slots_e4m3fn:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4:$m/straddle_local0_lse_minus1:Matrix/CudaCases.ChunkPlanIndependent/topk9_long}"
-  for tool in memcheck racecheck initcheck synccheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
     extra=(); [[ $tool == memcheck ]] && extra=(--leak-check full)
-    timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 \
-      "$B/tests/gpu/test_gpu" --gtest_filter="$filter" --gtest_brief=1 > "$out/sanitizer-$tool.log" 2>&1
+    san() { timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 "$@" --gtest_brief=1; }
+    san "$B/tests/gpu/test_gpu" --gtest_filter="$filter" > "$out/sanitizer-$tool.log" 2>&1
     rc=$?
     # The CUDA-graph replays (test_gpu_graph), same tool, appended to the same log.
-    timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 \
-      "$B/tests/gpu/test_gpu_graph" --gtest_brief=1 >> "$out/sanitizer-$tool.log" 2>&1
-    rc2=$?; [[ $rc == 0 ]] && rc=$rc2
-    # rc 7: the sanitizer found errors; rc 1: a test failed under it.
+    if [[ ${SAN_GRAPH:-1} != 0 ]]; then
+      san "$B/tests/gpu/test_gpu_graph" >> "$out/sanitizer-$tool.log" 2>&1
+      rc2=$?; [[ $rc == 0 ]] && rc=$rc2
+    fi
+    if [[ -n "${SAN_CP_FILTER:-}" ]]; then
+      san "$B/tests/cp/test_cp_gpu" --gtest_filter="$SAN_CP_FILTER" >> "$out/sanitizer-$tool.log" 2>&1
+      rc2=$?; [[ $rc == 0 ]] && rc=$rc2
+    fi
+    # rc 7: the sanitizer found errors; rc 1: a test failed under it; 124: timed out.
     note "compute-sanitizer $tool rc=$rc: $(grep -E 'SUMMARY' "$out/sanitizer-$tool.log" | tail -1) $(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | head -3 | tr '\n' ' ')"
     [[ $rc == 0 ]] || status=1
   done
