@@ -270,8 +270,8 @@ std::vector<NamedCase> build() {
   // Dispatch thresholds +-1 (kernels/common/indexer_common.hpp, kernels/gpu/launch_plan.hpp,
   // indexer_kernels.cuh): pack * Hq/Hk around the 16-row tile (packed vs per-row plan); the
   // chunk count common::score_chunks around 1024 / 2^k (kScoreGridPrograms; batch 3, 4, 5
-  // at 256 -> 128 chunks; 511..513 at 2 -> 1) with the NB / 16 cap out of the way, and NB around that
-  // cap (31, 32, 33: 1 -> 2 chunks); nb around the top-k kernel's shared-memory key limit
+  // at 256 -> 128 chunks; 511..513 at 2 -> 1) with the NB / 16 cap out of the way, and NB
+  // around that cap (31, 32, 33: 1 -> 2 chunks); nb around the top-k kernel's shared-memory key limit
   // (8192) and the trivial-row shortcut (nb = topk +-1 with topk 2048).
   for (int p : {15, 16, 17})
     add("threshold_pack_gqa" + std::to_string(p), GenSpec(small()).rows(2, p).heads(1, 1, 32).blocks(16, 3, 0, 1));
