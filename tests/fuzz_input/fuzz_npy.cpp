@@ -51,7 +51,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (a.item_size() <= 0 || n < 0 ||
       static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(a.item_size()) != a.data.size())
     finding("accepted an array whose data size does not match its shape");
-  if (a.descr.size() != 3 || (a.descr[0] != '<' && a.descr[0] != '|')) finding("accepted a non-normalised descr");
+  // Normalised: '|' for 1-byte items, else '<', the kind, then the item size in bytes (1, 2,
+  // 4, 8 or 16: numpy's '<f16' long double and '<c16' complex128 parse, and the case loader
+  // rejects them by field name).
+  const std::string size_digits = std::to_string(a.item_size());
+  if (a.descr.size() != 2 + size_digits.size() || a.descr[0] != (a.item_size() == 1 ? '|' : '<') ||
+      std::string("biufc").find(a.descr[1]) == std::string::npos || a.descr.compare(2, std::string::npos, size_digits) != 0)
+    finding("accepted a non-normalised descr");
   ixo::write_npy(scratch_file(), a.descr, a.shape, a.data.data(), a.data.size());
   const ixo::NpyArray b = ixo::read_npy(scratch_file(), "fuzz");
   if (b.descr != a.descr || b.shape != a.shape || b.data != a.data) finding("write/read round trip changed the array");
