@@ -60,9 +60,14 @@ struct ProgramChunk {
   std::int64_t program;
   int chunk;
 };
-IXO_HD ProgramChunk program_chunk(std::int64_t x, std::int64_t batch, int chunks, int pack) {
-  if (pack == 1) return {x % batch, static_cast<int>(x / batch)};
+// per_row: the plan is per-row (pack 1); a kernel whose template decides the plan passes it
+// as a constant, so no branch is left.
+IXO_HD ProgramChunk program_chunk_of_plan(std::int64_t x, std::int64_t batch, int chunks, bool per_row) {
+  if (per_row) return {x % batch, static_cast<int>(x / batch)};
   return {x / chunks, static_cast<int>(x % chunks)};
+}
+IXO_HD ProgramChunk program_chunk(std::int64_t x, std::int64_t batch, int chunks, int pack) {
+  return program_chunk_of_plan(x, batch, chunks, pack == 1);
 }
 
 // Whether the packed plan runs for P = packed_queries rows per group: P > 1 and the pack's

@@ -104,11 +104,11 @@ struct CpCta {
 __device__ __forceinline__ cm::ProgramChunk cta_program_chunk(const CpScoreParams& p) {
   return cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
 }
-__device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t first, int pack) {
+// Tile rows [first, first + pack) in KV chunk `chunk` (cta_program_chunk's, computed once a CTA).
+__device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t first, int pack, int chunk) {
   CpCta s;
   s.first = first;
   s.pack = pack;
-  const int chunk = cta_program_chunk(p).chunk;
   s.rank = p.rank_base + static_cast<int>(blockIdx.y);
   cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);  // shard cells of the chunk
   s.gp = cp_group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk}, first, pack, p.mutant);
@@ -255,11 +255,11 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
 // The rows [first, first + rows) of a CP program one after the other (a group that does not
 // pack, or a trailing row): out of line, so the packed path's code stays as compact as before.
 template <int D, int KC>
-__device__ __noinline__ void cp_score_mma_rows(CpScoreParams p, std::int64_t first, int rows, const std::uint16_t* lut,
-                                               CpRowS* trs) {
+__device__ __noinline__ void cp_score_mma_rows(CpScoreParams p, std::int64_t first, int rows, int chunk,
+                                               const std::uint16_t* lut, CpRowS* trs) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile no longer reads trs
-    const CpCta s = cta_setup(p, first + t, 1);
+    const CpCta s = cta_setup(p, first + t, 1, chunk);
     if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, first + t, 1, threadIdx.x, s.gp);
     cp_score_mma_tile<D, KC>(p, s, lut, trs);
   }
@@ -279,14 +279,15 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
   if constexpr (KC != cm::kBf16) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC);
   }  // ordered by the tile's first barrier
-  const cm::ProgramRows pr = cm::program_rows_of(cta_program_chunk(p).program, p.whole, p.pack);
-  const CpCta s = cta_setup(p, pr.first, pr.rows);
+  const cm::ProgramChunk pc = cta_program_chunk(p);
+  const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
+  const CpCta s = cta_setup(p, pr.first, pr.rows, pc.chunk);
   if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, pr.first, pr.rows, threadIdx.x, s.gp);
   if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform
     cp_score_mma_tile<D, KC>(p, s, lut, trs);
     return;
   }
-  cp_score_mma_rows<D, KC>(p, pr.first, pr.rows, lut, trs);
+  cp_score_mma_rows<D, KC>(p, pr.first, pr.rows, pc.chunk, lut, trs);
 }
 #endif  // IXO_GPU_CUDA
 
@@ -294,11 +295,11 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
 // HIP, and CUDA head dims other than 64 / 128: the native scalar kernel's arithmetic
 // (fmaf dots in head-dim order, one thread per row reducing in token order) over shard cells.
 template <int KC>
-__device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std::int64_t first, int pack) {
+__device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std::int64_t first, int pack, int chunk) {
   __shared__ ScalarSmem sm;
   __shared__ CpRowS trs[cm::kTileRows];
   const int tid = threadIdx.x;
-  const CpCta s = cta_setup(p, first, pack);
+  const CpCta s = cta_setup(p, first, pack, chunk);
   if (tid < cm::kTileRows) trs[tid] = load_row(p, first, pack, tid, s.gp);
   __syncthreads();
   if (s.l0 >= s.l1) return;  // block-uniform
@@ -328,10 +329,11 @@ __device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std
 // CP score program of the portable path: the tiles of row-axis index x, as cp_score_mma_kernel.
 template <int KC>
 __global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreParams p) {
-  const cm::ProgramTiles pt = cm::program_tiles(p.slot, cta_program_chunk(p).program, p.R, p.pack);
+  const cm::ProgramChunk pc = cta_program_chunk(p);
+  const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile no longer reads shared memory
-    cp_score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack);
+    cp_score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, pc.chunk);
   }
 }
 

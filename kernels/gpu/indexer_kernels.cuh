@@ -168,23 +168,27 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     }
     return b * p.bs + *off0;
   };
-  // This lane's token of the sub-tile at c (-1: not loaded), its req_to_token entry, and
-  // its slot (-1: not loaded). The entries are loaded kSlotAhead sub-tiles before their
-  // copies are issued, so the dependent req_to_token -> K latency is hidden behind several
-  // sub-tiles.
+  // This lane's token of the sub-tile at c (-1: not loaded), its req_to_token entry (with
+  // whether it was loaded, so the token is computed once a sub-tile), and its slot (-1: not
+  // loaded). The entries are loaded kSlotAhead sub-tiles before their copies are issued, so
+  // the dependent req_to_token -> K latency is hidden behind several sub-tiles.
   auto lane_token = [&](const Cursor& c) -> std::int64_t {
     if (c.it >= total) return -1;
     int off0, q;
     const std::int64_t t = tile_start(c, &off0, &q) + lane;
     return off0 + lane >= p.bs || t >= Lg ? -1 : t;
   };
-  auto load_r2t = [&](const Cursor& c) -> std::int32_t {
-    const std::int64_t t = lane_token(c);
-    return t >= 0 ? __ldg(r2t_row + t) : 0;
+  struct Entry {
+    std::int32_t raw;
+    bool loaded;
   };
-  auto to_slot = [&](const Cursor& c, std::int32_t raw) -> std::int64_t {
-    return lane_token(c) >= 0 ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(raw), p.S, p.mutant), row_bytes, p.mutant)
-                              : -1;
+  auto load_r2t = [&](const Cursor& c) -> Entry {
+    const std::int64_t t = lane_token(c);
+    return t >= 0 ? Entry{__ldg(r2t_row + t), true} : Entry{0, false};
+  };
+  auto to_slot = [&](const Entry& e) -> std::int64_t {
+    return e.loaded ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S, p.mutant), row_bytes, p.mutant)
+                    : -1;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int64_t my_slot) {
@@ -196,9 +200,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   Cursor cur, iss, ahd;
   cur.seek(0, nsub);
   iss = cur;
-  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(c, load_r2t(c))); });
+  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
   ahd = iss;
-  std::int32_t r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
+  Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
 #pragma unroll
   for (int i = 0; i < kSlotAhead; ++i) {
     r2t_ahead[i] = load_r2t(ahd);
@@ -210,7 +214,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   state_reset(st1);
 
   for (; cur.it < total; cur.next(nsub)) {
-    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, to_slot(c, r2t_ahead[0])); });
+    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
 #pragma unroll
     for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
     r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
@@ -281,7 +285,8 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }
-  const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
+  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch.
+  const cm::ProgramChunk pc = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);  // batch R when per-row
   const int c = pc.chunk;
   const int kvh = blockIdx.y;
   if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
