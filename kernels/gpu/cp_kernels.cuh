@@ -197,36 +197,40 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     *off0 = c.sub * 32;
     return b * p.bs + *off0;
   };
-  auto load_slot = [&](const Cursor& c) -> std::int64_t {
+  // This lane's token of the sub-tile at c (-1: not loaded); its req_to_token entry travels
+  // kNS sub-tiles ahead of its K copy through the warp's EntryRing (as in the native kernel).
+  auto lane_token = [&](const Cursor& c) -> std::int64_t {
     if (c.it >= total) return -1;
     int off0;
     const std::int64_t t = tile_start(c, &off0) + lane;
-    if (off0 + lane >= p.bs || t >= Lg) return -1;
-    return cm::wrap_slot(static_cast<std::int64_t>(__ldg(r2t_row + t)), p.S);
+    return off0 + lane >= p.bs || t >= Lg ? -1 : t;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
-  auto issue = [&](const Cursor& c, std::int64_t my_slot) {
-    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
+  auto issue = [&](const Cursor& c, std::int32_t raw, bool loaded) {
+    ring_issue<D, KC>(ring, c.stage, loaded ? cm::wrap_slot(static_cast<std::int64_t>(raw), p.S) : -1, kbase, row_bytes,
+                      lane, grp);
+  };
+  auto issue_direct = [&](const Cursor& c) {  // the ring's first sub-tiles: their entries loaded here
+    const std::int64_t t = lane_token(c);
+    issue(c, t >= 0 ? __ldg(r2t_row + t) : 0, t >= 0);
   };
 
-  // cur: the sub-tile scored; iss: the one issued (kNS - 1 ahead); nxt: the one whose slot
-  // is loaded (one further).
-  Cursor cur, iss;
+  // cur: the sub-tile scored; iss: the one issued (kNS - 1 ahead); ahd: the one whose entries
+  // are copied (kNS further).
+  EntryRing<D, KC> ents(kring, warp);
+  Cursor cur, iss, ahd;
   cur.seek(0, nsub);
   iss = cur;
-  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, load_slot(c)); });
-  Cursor nxt = iss;
-  std::int64_t slot_next = load_slot(nxt);
-  nxt.next(nsub);
+  ring_start_entries<D, KC>(iss, ahd, ents, nsub, total, lane, r2t_row, lane_token, issue_direct);
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
   state_reset(st1);
 
   for (; cur.it < total; cur.next(nsub)) {
-    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, slot_next); });
-    slot_next = load_slot(nxt);
-    nxt.next(nsub);
+    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) {
+      entry_issue<D, KC>(c, ahd, ents, nsub, total, lane, r2t_row, lane_token, issue);
+    });
 
     int off0;
     const std::int64_t t0 = tile_start(cur, &off0);

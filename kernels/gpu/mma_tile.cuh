@@ -97,6 +97,11 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes) : "memory");
 }
+// 4-byte global -> shared copy (zero-filled when src_bytes == 0; nothing is read then).
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem, int src_bytes) {
+  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -119,12 +124,43 @@ struct MmaCfg {
   static constexpr int kNL = D * kEsz / 64;  // 16-byte pieces per token-thread
   static constexpr int kStages = kFp8 ? IXO_MMA_STAGES_FP8 : IXO_MMA_STAGES_BF16;
   static_assert(kStages >= 2, "the ring issues ahead of the sub-tile it waits for");
-  static constexpr int kSmemBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;
+  static constexpr int kRingBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;  // K sub-tiles
+  static constexpr int kEntryBytes = (kScoreThreads / 32) * kStages * 32 * 4;            // EntryRing
+  static constexpr int kSmemBytes = kRingBytes + kEntryBytes;
 };
 
 // A warp's share of the cp.async ring: [stage][n-tile j][piece l][lane] 16-byte pieces.
 template <int D, int KC>
 constexpr int kRingStage = 4 * MmaCfg<D, KC>::kNL * 32;
+
+// A warp's req_to_token entries (the table entry of each lane's token of a sub-tile) on their
+// way to the K copies, in shared memory behind the K ring: [warp][stage][lane] int32. The
+// entry of sub-tile y is copied by cp.async into stage y % kStages in the commit group of the
+// step kStages before the one that issues y's K copy, so the ring's own wait_group has
+// completed it by then, and no register waits for it. (Entries held in a shifted register
+// array made every step wait, at the shift, for the load issued one step before: 35 % of the
+// packed bf16 kernel's warp-stall samples, ncu source view, session 7.) `loaded` bit s: this
+// lane's entry in stage s was copied (a lane past its block or its tile's length copies
+// nothing and loads no K).
+template <int D, int KC>
+struct EntryRing {
+  std::int32_t* st;  // this warp's [kStages][32]
+  unsigned loaded;
+  __device__ __forceinline__ EntryRing(uint4* smem, int warp)
+      : st(reinterpret_cast<std::int32_t*>(reinterpret_cast<char*>(smem) + MmaCfg<D, KC>::kRingBytes) +
+           warp * MmaCfg<D, KC>::kStages * 32),
+        loaded(0u) {}
+  // Copies entry `row[t]` (t < 0: none) into stage `stage` of this lane.
+  __device__ __forceinline__ void issue(int stage, int lane, const std::int32_t* row, std::int64_t t) {
+    cp_async4(st + stage * 32 + lane, row + (t >= 0 ? t : 0), t >= 0 ? 4 : 0);
+    loaded = t >= 0 ? loaded | (1u << stage) : loaded & ~(1u << stage);
+  }
+  // This lane's entry of stage `stage` (after the wait that completed its copy); false: none.
+  __device__ __forceinline__ bool read(int stage, int lane, std::int32_t* raw) const {
+    *raw = st[stage * 32 + lane];
+    return ((loaded >> stage) & 1u) != 0u;
+  }
+};
 
 // Q fragments of the two tile rows grp and grp + 8 (row pointers q0 / q1, nullptr: unused
 // row), with the permuted k order of the K loads.
@@ -207,6 +243,40 @@ __device__ __forceinline__ void ring_step(const uint4* ring, const RingCursor<D,
   iss.next(nsub);
   cp_async_wait<kNS - 1>();
   ring_drain<D, KC>(ring, cur.stage, kf, lane);
+}
+
+// ring_start with an EntryRing: first the entries of sub-tiles iss.it + kStages - 1 ..
+// iss.it + 2 kStages - 2 (the K copies of the first kStages steps) in a commit group of their
+// own, then ring_start (its kStages - 1 sub-tiles issued with direct(c), which loads their
+// entries itself), then a wait for that first group only. token(c): this lane's token of
+// sub-tile c (-1: none). Afterwards ahd = iss + kStages, where entry_issue continues.
+template <int D, int KC, class Token, class Direct>
+__device__ __forceinline__ void ring_start_entries(RingCursor<D, KC>& iss, RingCursor<D, KC>& ahd, EntryRing<D, KC>& ents,
+                                                   int nsub, std::int64_t total, int lane, const std::int32_t* row,
+                                                   Token&& token, Direct&& direct) {
+  constexpr int kNS = MmaCfg<D, KC>::kStages;
+  ahd.seek(iss.it + kNS - 1, nsub);
+#pragma unroll
+  for (int i = 0; i < kNS; ++i) {
+    if (ahd.it < total) ents.issue(ahd.stage, lane, row, token(ahd));
+    ahd.next(nsub);
+  }
+  cp_async_commit();
+  ring_start<D, KC>(iss, nsub, total, direct);
+  cp_async_wait<kNS - 1>();
+}
+// The issue of sub-tile c in a ring_step with an EntryRing: this lane's entry of c (its copy
+// was in the group the previous step's wait completed) goes to issue(c, raw, loaded); then
+// the entry of sub-tile ahd = c + kStages is copied into the stage just read.
+template <int D, int KC, class Token, class Issue>
+__device__ __forceinline__ void entry_issue(const RingCursor<D, KC>& c, RingCursor<D, KC>& ahd, EntryRing<D, KC>& ents,
+                                            int nsub, std::int64_t total, int lane, const std::int32_t* row, Token&& token,
+                                            Issue&& issue) {
+  std::int32_t raw;
+  const bool loaded = ents.read(c.stage, lane, &raw);
+  issue(c, raw, loaded);
+  if (ahd.it < total) ents.issue(ahd.stage, lane, row, token(ahd));
+  ahd.next(nsub);
 }
 
 // What the logits of a sub-tile need besides the fragments: where the sub-tile starts
