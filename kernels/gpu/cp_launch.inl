@@ -42,7 +42,7 @@ template <int D, int KFMT>
 gpuError_t launch_cp_fmt(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
 #if defined(IXO_GPU_CUDA)
   if constexpr (D > 0) {
-    constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytes;
+    constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytesWithEntries;  // K ring + EntryRing
     static const cudaError_t attr =
         cudaFuncSetAttribute(cpk::cp_score_mma_kernel<D, KFMT>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch

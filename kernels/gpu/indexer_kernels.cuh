@@ -86,6 +86,7 @@ __device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, fl
 // ---------------------------------------------------------------- tensor-core path (CUDA)
 constexpr int kSplitMaxRem = 3;  // remainder blocks of a CTA (n % 4)
 constexpr int kSplitMaxSub = 8;  // sub-tiles per block (block size <= 256) for the split
+constexpr int kSlotAhead = 4;    // req_to_token entries loaded this many sub-tiles ahead
 
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
 // K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
@@ -167,44 +168,57 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     }
     return b * p.bs + *off0;
   };
-  // This lane's token of the sub-tile at c (-1: not loaded) and the slot of its req_to_token
-  // entry (-1: not loaded). The entries travel kNS sub-tiles ahead of their K copies through
-  // the warp's EntryRing (mma_tile.cuh), so the dependent req_to_token -> K latency is hidden
-  // behind the ring.
+  // This lane's token of the sub-tile at c (-1: not loaded), its req_to_token entry (with
+  // whether it was loaded, so the token is computed once a sub-tile), and its slot (-1: not
+  // loaded). The entries are loaded kSlotAhead sub-tiles before their copies are issued, so
+  // the dependent req_to_token -> K latency is hidden behind several sub-tiles.
   auto lane_token = [&](const Cursor& c) -> std::int64_t {
     if (c.it >= total) return -1;
     int off0, q;
     const std::int64_t t = tile_start(c, &off0, &q) + lane;
     return off0 + lane >= p.bs || t >= Lg ? -1 : t;
   };
-  auto to_slot = [&](std::int32_t raw, bool loaded) -> std::int64_t {
-    return loaded ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(raw), p.S, p.mutant), row_bytes, p.mutant) : -1;
+  struct Entry {
+    std::int32_t raw;
+    bool loaded;
+  };
+  auto load_r2t = [&](const Cursor& c) -> Entry {
+    const std::int64_t t = lane_token(c);
+    return t >= 0 ? Entry{__ldg(r2t_row + t), true} : Entry{0, false};
+  };
+  auto to_slot = [&](const Entry& e) -> std::int64_t {
+    return e.loaded ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S, p.mutant), row_bytes, p.mutant)
+                    : -1;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
-  auto issue = [&](const Cursor& c, std::int32_t raw, bool loaded) {
-    ring_issue<D, KC>(ring, c.stage, to_slot(raw, loaded), kbase, row_bytes, lane, grp);
-  };
-  auto issue_direct = [&](const Cursor& c) {  // the ring's first sub-tiles: their entries loaded here
-    const std::int64_t t = lane_token(c);
-    issue(c, t >= 0 ? __ldg(r2t_row + t) : 0, t >= 0);
+  auto issue = [&](const Cursor& c, std::int64_t my_slot) {
+    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
   };
 
   // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the
-  // one whose req_to_token entries are copied (ahd, kNS further).
-  EntryRing<D, KC> ents(kring, warp);
+  // one whose req_to_token entries are loaded (ahd, kSlotAhead further).
   Cursor cur, iss, ahd;
   cur.seek(0, nsub);
   iss = cur;
-  ring_start_entries<D, KC>(iss, ahd, ents, nsub, total, lane, r2t_row, lane_token, issue_direct);
+  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
+  ahd = iss;
+  Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
+#pragma unroll
+  for (int i = 0; i < kSlotAhead; ++i) {
+    r2t_ahead[i] = load_r2t(ahd);
+    ahd.next(nsub);
+  }
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
   state_reset(st1);
 
   for (; cur.it < total; cur.next(nsub)) {
-    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) {
-      entry_issue<D, KC>(c, ahd, ents, nsub, total, lane, r2t_row, lane_token, issue);
-    });
+    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
+#pragma unroll
+    for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
+    r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
+    ahd.next(nsub);
 
     int off0, q;
     const std::int64_t t0 = tile_start(cur, &off0, &q);

@@ -126,7 +126,8 @@ struct MmaCfg {
   static_assert(kStages >= 2, "the ring issues ahead of the sub-tile it waits for");
   static constexpr int kRingBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;  // K sub-tiles
   static constexpr int kEntryBytes = (kScoreThreads / 32) * kStages * 32 * 4;            // EntryRing
-  static constexpr int kSmemBytes = kRingBytes + kEntryBytes;
+  static constexpr int kSmemBytes = kRingBytes;                     // native score kernel
+  static constexpr int kSmemBytesWithEntries = kRingBytes + kEntryBytes;  // CP score kernel
 };
 
 // A warp's share of the cp.async ring: [stage][n-tile j][piece l][lane] 16-byte pieces.
@@ -137,11 +138,13 @@ constexpr int kRingStage = 4 * MmaCfg<D, KC>::kNL * 32;
 // way to the K copies, in shared memory behind the K ring: [warp][stage][lane] int32. The
 // entry of sub-tile y is copied by cp.async into stage y % kStages in the commit group of the
 // step kStages before the one that issues y's K copy, so the ring's own wait_group has
-// completed it by then, and no register waits for it. (Entries held in a shifted register
-// array made every step wait, at the shift, for the load issued one step before: 35 % of the
-// packed bf16 kernel's warp-stall samples, ncu source view, session 7.) `loaded` bit s: this
-// lane's entry in stage s was copied (a lane past its block or its tile's length copies
-// nothing and loads no K).
+// completed it by then, and no register waits for it. `loaded` bit s: this lane's entry in
+// stage s was copied (a lane past its block or its tile's length copies nothing and loads no
+// K). Used by the CP score kernel (whose single entry loaded one step ahead was consumed at
+// once: CP per-row -9 / -15 %, packed -7 / -9 %, session 7). The native kernel keeps its
+// register ring (kSlotAhead): there the ring removed the stall at the register shift (35 % of
+// the packed bf16 kernel's warp-stall samples, ncu source view) but not the time (packed bf16
+// -1 %, per-row 32 x 524288 +7 %, docs/performance.md "Session 7").
 template <int D, int KC>
 struct EntryRing {
   std::int32_t* st;  // this warp's [kStages][32]
