@@ -9,6 +9,8 @@
 //                  wait_group, LDS back) (kernels/gpu/mma_tile.cuh ring_issue / ring_step).
 //   method bulk:   TMA bulk copies (cp.async.bulk, one 256-byte row per lane) into a 3-stage
 //                  ring completed by an mbarrier per stage.
+//   ldg half (+ pf): half a sub-tile in registers at a time (+ prefetch.global.L2 of each
+//                  lane's row kPfAhead sub-tiles ahead); cpasync pf: the ring + that prefetch.
 //   order chunk:   the score kernel's: CTA x reads a contiguous 512 KB chunk, warp w its
 //                  blocks w, w + 4, ... (32 KB each, 4 sub-tiles in order).
 //   order spread:  sub-tile k * 4096 + x * 4 + w: the CTAs running together read neighbouring
@@ -36,7 +38,8 @@ constexpr int kWarps = 4;                  // a CTA
 constexpr int kCtas = 1024;                // the packed plan's grid at 16 x 131072
 constexpr int kStages = 3;                 // the bf16 ring's depth
 constexpr int kRingBytes = kWarps * kStages * kSubBytes;  // 96 KB a CTA
-enum Method { kLdg = 0, kCpAsync = 1, kBulk = 2 };
+enum Method { kLdg = 0, kCpAsync = 1, kBulk = 2, kLdgHalf = 3, kLdgHalfPf = 4, kCpAsyncPf = 5 };
+constexpr int kPfAhead = 3;  // sub-tiles ahead that the *Pf methods prefetch into L2
 enum Order { kChunk = 0, kSpread = 1 };
 
 // Byte offset of sub-tile i of warp w of CTA x (subs: sub-tiles a warp).
@@ -65,6 +68,12 @@ __device__ __forceinline__ std::size_t piece(int j, int l, int lane) {
 __device__ __forceinline__ void cp16(void* smem, const void* g) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(g) : "memory");
+}
+// L2 prefetch of this lane's row (both 128-byte lines) of the sub-tile at `base`.
+__device__ __forceinline__ void prefetch_row(const std::uint8_t* base, int lane) {
+  const std::uint8_t* r = base + static_cast<std::size_t>(lane) * kRowBytes;
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(r));
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(r + 128));
 }
 __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -111,8 +120,29 @@ __global__ void __launch_bounds__(kWarps * 32, 2) read_pattern(const std::uint8_
 #pragma unroll
       for (int q = 0; q < 16; ++q) xor_in(acc, v[q]);
     }
-  } else if constexpr (M == kCpAsync) {
+  } else if constexpr (M == kLdgHalf || M == kLdgHalfPf) {
+    // Half a sub-tile (n-tiles j = 0, 1 or 2, 3: 4 KB a warp) in flight at a time.
+    for (int i = 0; i < subs; ++i) {
+      const std::uint8_t* b = k + sub_offset<O>(x, w, i, subs);
+      if constexpr (M == kLdgHalfPf) {
+        if (i + kPfAhead < subs) prefetch_row(k + sub_offset<O>(x, w, i + kPfAhead, subs), lane);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint4 v[8];
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+          for (int l = 0; l < 4; ++l) v[j * 4 + l] = __ldcg(reinterpret_cast<const uint4*>(b + piece(h * 2 + j, l, lane)));
+#pragma unroll
+        for (int q = 0; q < 8; ++q) xor_in(acc, v[q]);
+      }
+    }
+  } else if constexpr (M == kCpAsync || M == kCpAsyncPf) {
     auto issue = [&](int i) {
+      if constexpr (M == kCpAsyncPf) {
+        if (i + kPfAhead < subs) prefetch_row(k + sub_offset<O>(x, w, i + kPfAhead, subs), lane);
+      }
       const std::uint8_t* b = k + sub_offset<O>(x, w, i, subs);
       uint4* st = reinterpret_cast<uint4*>(my + (i % kStages) * kSubBytes);
 #pragma unroll
@@ -192,10 +222,11 @@ float median_us(Launch&& launch, int reps, cudaStream_t st) {
   return t[t.size() / 2];
 }
 
+// smem: dynamic shared memory a CTA (kRingBytes: 2 CTAs an SM, as the score kernel; more: 1).
 template <int M, int O>
-float run_pattern(const std::uint8_t* k, int subs, unsigned* sink, int reps, cudaStream_t st) {
-  CK(cudaFuncSetAttribute(read_pattern<M, O>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes));
-  return median_us([&] { read_pattern<M, O><<<kCtas, kWarps * 32, kRingBytes, st>>>(k, subs, sink); }, reps, st);
+float run_pattern(const std::uint8_t* k, int subs, unsigned* sink, int reps, cudaStream_t st, int smem = kRingBytes) {
+  CK(cudaFuncSetAttribute(read_pattern<M, O>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  return median_us([&] { read_pattern<M, O><<<kCtas, kWarps * 32, smem, st>>>(k, subs, sink); }, reps, st);
 }
 
 }  // namespace
@@ -244,6 +275,11 @@ int main(int argc, char** argv) {
   rows.push_back({"cp.async ring (the score kernel's)", "spread", run_pattern<kCpAsync, kSpread>(k, subs, sink, reps, st)});
   rows.push_back({"TMA bulk rows + mbarrier ring", "chunk", run_pattern<kBulk, kChunk>(k, subs, sink, reps, st)});
   rows.push_back({"TMA bulk rows + mbarrier ring", "spread", run_pattern<kBulk, kSpread>(k, subs, sink, reps, st)});
+  rows.push_back({"ldg (registers), 1 CTA an SM", "chunk", run_pattern<kLdg, kChunk>(k, subs, sink, reps, st, 160 * 1024)});
+  rows.push_back({"ldg, half a sub-tile in flight", "chunk", run_pattern<kLdgHalf, kChunk>(k, subs, sink, reps, st)});
+  rows.push_back({"ldg, half a sub-tile + L2 prefetch 3 ahead", "chunk", run_pattern<kLdgHalfPf, kChunk>(k, subs, sink, reps, st)});
+  rows.push_back({"cp.async ring + L2 prefetch 3 ahead", "chunk", run_pattern<kCpAsyncPf, kChunk>(k, subs, sink, reps, st)});
+  rows.push_back({"cp.async ring, 1 CTA an SM", "chunk", run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st, 160 * 1024)});
   std::string table = "Device: " + std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) +
                       " SMs. " + std::to_string(bytes / 1000000) + " MB read once a launch, median of " +
                       std::to_string(reps) + " launches (CUDA events).\n\n| method | order | us | GB/s | % of the read ceiling |\n|---|---|---|---|---|\n";
