@@ -87,9 +87,6 @@ __device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, fl
 constexpr int kSplitMaxRem = 3;  // remainder blocks of a CTA (n % 4)
 constexpr int kSplitMaxSub = 8;  // sub-tiles per block (block size <= 256) for the split
 constexpr int kSlotAhead = 4;    // req_to_token entries loaded this many sub-tiles ahead
-#ifndef IXO_SCORE_K_REGS
-#define IXO_SCORE_K_REGS 0  // 1: K into registers instead of the cp.async ring (score_mma_tile)
-#endif
 
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
 // K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
@@ -193,40 +190,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     return e.loaded ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S, p.mutant), row_bytes, p.mutant)
                     : -1;
   };
-  uint4 kfrag[4][kNL];
-#if IXO_SCORE_K_REGS
-  // Register path (IXO_SCORE_K_REGS): no shared-memory ring. kfrag holds sub-tile cur; n-tile
-  // j of the next sub-tile is loaded into kfrag[j] as soon as cur's MMAs of n-tile j are done
-  // (subtile_logits' after_j), so a whole sub-tile (8 KB a warp, bf16) is in flight while the
-  // warp waits. Each lane loads the pieces it feeds to its MMAs (the ring's layout); a token
-  // not loaded gives zeros, as the ring's zero-filled copies. (The cp.async / TMA copy paths
-  // read at most 82-84 % of the read ceiling on the H200, 16-byte loads into registers 94-98 %:
-  // bench_gpu_read_pattern, docs/performance.md "Session 7".)
-  (void)kNS;
-  (void)kring;
-  auto load_j = [&](int j, std::int64_t my_slot) {
-    const std::int64_t s = __shfl_sync(0xffffffffu, my_slot, j * 8 + grp);
-    const uint4* src = reinterpret_cast<const uint4*>(kbase + (s >= 0 ? s : 0) * row_bytes);
-#pragma unroll
-    for (int l = 0; l < kNL; ++l) {
-      uint4 v = make_uint4(0u, 0u, 0u, 0u);
-      if (s >= 0) v = __ldcg(src + l * 4);
-      kfrag[j][l] = v;
-    }
-  };
-  // Two cursors: the sub-tile scored (cur) and the one whose req_to_token entries are loaded
-  // (ahd, kSlotAhead + 1 ahead).
-  Cursor cur, ahd;
-  cur.seek(0, nsub);
-  {
-    const std::int64_t s0 = to_slot(load_r2t(cur));
-#pragma unroll
-    for (int j = 0; j < 4; ++j) load_j(j, s0);
-  }
-  ahd = cur;
-  ahd.next(nsub);
-  Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles cur.it + 1 + i
-#else
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int64_t my_slot) {
     ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
@@ -240,27 +203,18 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
   ahd = iss;
   Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
-#endif
 #pragma unroll
   for (int i = 0; i < kSlotAhead; ++i) {
     r2t_ahead[i] = load_r2t(ahd);
     ahd.next(nsub);
   }
+  uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
   state_reset(st1);
 
   for (; cur.it < total; cur.next(nsub)) {
-#if IXO_SCORE_K_REGS
-    const bool more = cur.it + 1 < total;  // warp-uniform
-    const std::int64_t slot_next = to_slot(r2t_ahead[0]);
-    auto reload = [&](int j) {
-      if (more) load_j(j, slot_next);
-    };
-#else
     ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
-    const NoAfter reload{};
-#endif
 #pragma unroll
     for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
     r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
@@ -271,7 +225,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     float v0[8], v1[8];
     subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
                                                             m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant},
-                          tig, v0, v1, reload);
+                          tig, v0, v1);
     state_add(st0, v0, lse, p.mutant);
     state_add(st1, v1, lse, p.mutant);
 

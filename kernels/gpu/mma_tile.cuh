@@ -303,15 +303,10 @@ struct SubtileMask {
 // Logits of one 32-token sub-tile for tile rows grp (v0) and grp + 8 (v1): element
 // j * 2 + e is token j * 8 + tig * 2 + e; lanes past the block are -inf, tokens past a
 // row's length are masked (common::masked_logit).
-// after_j(j): called once n-tile j's fragments have gone into its MMAs (the native kernel's
-// register path reloads kf[j] with the next sub-tile there); NoAfter: nothing.
-struct NoAfter {
-  __device__ __forceinline__ void operator()(int) const {}
-};
-template <int D, int KC, bool kInt, class AfterJ>
+template <int D, int KC, bool kInt>
 __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                                     const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
-                                                    float (&v0)[8], float (&v1)[8], AfterJ& after_j) {
+                                                    float (&v0)[8], float (&v1)[8]) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
   constexpr int kStepsPerLoad = (D / 16) / kNL;
 #pragma unroll
@@ -336,7 +331,6 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
         mma_bf16(acc, qa[l * kStepsPerLoad + sub], bb0, bb1);
       }
     }
-    after_j(j);
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       v0[j * 2 + e] = acc[e] * mk.mult;
@@ -361,10 +355,10 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
 // The same, choosing the widening: e4m3fn / e5m2 with the hardware path take the branch-free
 // integer widening for sub-tiles without NaN / Inf codes (checked once per sub-tile,
 // warp-uniform), the cvt path (or the table) otherwise.
-template <int D, int KC, class AfterJ = NoAfter>
+template <int D, int KC>
 __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                                const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
-                                               float (&v0)[8], float (&v1)[8], AfterJ after_j = AfterJ{}) {
+                                               float (&v0)[8], float (&v1)[8]) {
   constexpr bool kIntWiden = IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
   if constexpr (kIntWiden) {
     std::uint32_t special = 0;
@@ -375,11 +369,11 @@ __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC
         special |= fp8x4_special<KC>(kf[j][l].x) | fp8x4_special<KC>(kf[j][l].y) | fp8x4_special<KC>(kf[j][l].z) |
                    fp8x4_special<KC>(kf[j][l].w);
     if (__all_sync(0xffffffffu, !mk.use_lut && (special & 0x80808080u) == 0u))
-      subtile_logits_with<D, KC, true>(kf, qa, mk, tig, v0, v1, after_j);
+      subtile_logits_with<D, KC, true>(kf, qa, mk, tig, v0, v1);
     else
-      subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1, after_j);
+      subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1);
   } else {
-    subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1, after_j);
+    subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1);
   }
 }
 
