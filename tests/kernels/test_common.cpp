@@ -352,18 +352,22 @@ TEST(KernelsCommon, SubtileCursorWalksLikeSeek) {
 // (pack 1) chunk-major, so the rows of one request score a chunk in neighbouring CTAs (the
 // L2 sharing the per-row bench depends on); packed program-major. Shown to fail on
 // `{x / chunks, x % chunks}` for pack 1 (neighbour check) and on `x / batch` as the
-// program (coverage check).
+// program (coverage check). The native score kernel calls program_chunk_of_plan (its plan a
+// template constant), the others program_chunk: both are checked, and must agree (fails on
+// program_chunk passing `pack != 1`).
 TEST(KernelsCommon, ProgramChunkCoversTheGridOnceInItsOrder) {
   for (const int pack : {1, 4})
     for (const std::int64_t batch : {1, 5, 64})
       for (const int chunks : {1, 3, 16}) {
         std::vector<int> seen(static_cast<std::size_t>(batch * chunks), 0);
         for (std::int64_t x = 0; x < batch * chunks; ++x) {
-          const cm::ProgramChunk pc = cm::program_chunk(x, batch, chunks, pack);
+          const cm::ProgramChunk pc = cm::program_chunk_of_plan(x, batch, chunks, pack == 1);
+          const cm::ProgramChunk via_pack = cm::program_chunk(x, batch, chunks, pack);
+          ASSERT_TRUE(via_pack.program == pc.program && via_pack.chunk == pc.chunk) << "pack " << pack << " x " << x;
           ASSERT_TRUE(pc.program >= 0 && pc.program < batch && pc.chunk >= 0 && pc.chunk < chunks) << x;
           ++seen[static_cast<std::size_t>(pc.program * chunks + pc.chunk)];
           if (x + 1 < batch * chunks) {
-            const cm::ProgramChunk nx = cm::program_chunk(x + 1, batch, chunks, pack);
+            const cm::ProgramChunk nx = cm::program_chunk_of_plan(x + 1, batch, chunks, pack == 1);
             const bool row_major_step = nx.chunk == pc.chunk && nx.program == pc.program + 1;
             const bool chunk_step = nx.program == pc.program && nx.chunk == pc.chunk + 1;
             if (pack == 1 && (x + 1) % batch != 0) {
