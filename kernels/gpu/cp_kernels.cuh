@@ -198,7 +198,8 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     return b * p.bs + *off0;
   };
   // This lane's token of the sub-tile at c (-1: not loaded); its req_to_token entry travels
-  // kNS sub-tiles ahead of its K copy through the warp's EntryRing (as in the native kernel).
+  // kNS sub-tiles ahead of its K copy through the warp's EntryRing (mma_tile.cuh; the native
+  // kernel keeps its register ring, docs/gpu-kernels.md).
   auto lane_token = [&](const Cursor& c) -> std::int64_t {
     if (c.it >= total) return -1;
     int off0;
