@@ -27,6 +27,7 @@
 #include "gpu/indexer_launch.hpp"
 
 #include "cuda_check.hpp"
+#include "event_timing.cuh"
 
 namespace gpu = ixo::gpu;
 namespace {
@@ -56,18 +57,6 @@ __global__ void init_k(std::uint8_t* k, std::size_t n_elems, int fp8, std::uint6
     }
   }
 }
-__global__ void read_kernel(const uint4* p, std::size_t n, unsigned* sink) {
-  uint4 acc = make_uint4(0, 0, 0, 0);
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
-    const uint4 v = __ldg(p + i);
-    acc.x ^= v.x;
-    acc.y ^= v.y;
-    acc.z ^= v.z;
-    acc.w ^= v.w;
-  }
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
-}
-
 struct Shape {
   int requests;
   std::int64_t prefix;
@@ -79,30 +68,9 @@ struct Timing {
   double median_us;
 };
 
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Times `graphs` (one per input set) round-robin; returns the median of `reps` replays.
 float time_graphs(const std::vector<cudaGraphExec_t>& graphs, int reps, cudaStream_t st) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(graphs[i % graphs.size()], st));
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a, st));
-    CK(cudaGraphLaunch(graphs[i % graphs.size()], st));
-    CK(cudaEventRecord(b, st));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000.0f);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return median(t);
+  return ixo_bench::median_event_us(st, 3, reps, [&](int i) { CK(cudaGraphLaunch(graphs[i % graphs.size()], st)); });
 }
 
 struct Row {
@@ -277,31 +245,13 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&b, n / 2));
     CK(cudaMalloc(&sink, 4));
     CK(cudaMemset(a, 1, n));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> t;
-    for (int i = 0; i < 23; ++i) {
-      CK(cudaEventRecord(e0, st));
-      read_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(static_cast<const uint4*>(a), n / 16, sink);
-      CK(cudaEventRecord(e1, st));
-      CK(cudaEventSynchronize(e1));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      if (i >= 3) t.push_back(ms);
-    }
-    read_gbs = n / (median(t) * 1e-3) / 1e9;
-    t.clear();
-    for (int i = 0; i < 13; ++i) {
-      CK(cudaEventRecord(e0, st));
-      CK(cudaMemcpyAsync(b, a, n / 2, cudaMemcpyDeviceToDevice, st));
-      CK(cudaEventRecord(e1, st));
-      CK(cudaEventSynchronize(e1));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      if (i >= 3) t.push_back(ms);
-    }
-    copy_gbs = 2.0 * (n / 2) / (median(t) * 1e-3) / 1e9;
+    const float read_us = ixo_bench::median_event_us(st, 3, 20, [&](int) {
+      ixo_bench::read_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(static_cast<const uint4*>(a), n / 16, sink);
+    });
+    read_gbs = n / (read_us * 1e-6) / 1e9;
+    const float copy_us =
+        ixo_bench::median_event_us(st, 3, 10, [&](int) { CK(cudaMemcpyAsync(b, a, n / 2, cudaMemcpyDeviceToDevice, st)); });
+    copy_gbs = 2.0 * (n / 2) / (copy_us * 1e-6) / 1e9;
     cudaFree(a);
     cudaFree(b);
     cudaFree(sink);

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "event_timing.cuh"
 
 namespace {
 
@@ -189,44 +190,16 @@ __global__ void __launch_bounds__(kWarps * 32, 2) read_pattern(const std::uint8_
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
 }
 
-__global__ void plain_read(const uint4* p, std::size_t n, unsigned* sink) {
-  uint4 acc = make_uint4(0, 0, 0, 0);
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
-    xor_in(acc, __ldg(p + i));
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
-}
 __global__ void fill(std::uint32_t* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
     p[i] = static_cast<std::uint32_t>(i * 2654435761u);
-}
-
-template <class Launch>
-float median_us(Launch&& launch, int reps, cudaStream_t st) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<float> t;
-  for (int i = 0; i < reps + 3; ++i) {
-    CK(cudaEventRecord(e0, st));
-    launch();
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    if (i >= 3) t.push_back(ms * 1000.0f);
-  }
-  CK(cudaGetLastError());
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 // smem: dynamic shared memory a CTA (kRingBytes: 2 CTAs an SM, as the score kernel; more: 1).
 template <int M, int O>
 float run_pattern(const std::uint8_t* k, int subs, unsigned* sink, int reps, cudaStream_t st, int smem = kRingBytes) {
   CK(cudaFuncSetAttribute(read_pattern<M, O>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  return median_us([&] { read_pattern<M, O><<<kCtas, kWarps * 32, smem, st>>>(k, subs, sink); }, reps, st);
+  return ixo_bench::median_event_us(st, 3, reps, [&](int) { read_pattern<M, O><<<kCtas, kWarps * 32, smem, st>>>(k, subs, sink); });
 }
 
 }  // namespace
@@ -267,8 +240,9 @@ int main(int argc, char** argv) {
   };
   std::vector<Row> rows;
   rows.push_back({"plain 16-byte loads, grid-stride (the read ceiling)", "-",
-                  median_us([&] { plain_read<<<prop.multiProcessorCount * 8, 512, 0, st>>>(reinterpret_cast<const uint4*>(k), bytes / 16, sink); },
-                            reps, st)});
+                  ixo_bench::median_event_us(st, 3, reps, [&](int) {
+                    ixo_bench::read_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(reinterpret_cast<const uint4*>(k), bytes / 16, sink);
+                  })});
   rows.push_back({"ldg (registers)", "chunk", run_pattern<kLdg, kChunk>(k, subs, sink, reps, st)});
   rows.push_back({"ldg (registers)", "spread", run_pattern<kLdg, kSpread>(k, subs, sink, reps, st)});
   rows.push_back({"cp.async ring (the score kernel's)", "chunk", run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st)});
