@@ -77,11 +77,22 @@ if has sanitize; then
   # path (odd D), lse, padding/inactive rows, GQA, packed fallback, and the graph test.
   # SAN_TOOLS (default all four), SAN_GRAPH=0 leaves out test_gpu_graph, SAN_CP_FILTER (a
   # test_cp_gpu filter, default none) adds the CP kernels; all three runs share one log.
+  # SAN_UNTIL (epoch seconds, default none): no run lasts past it (each run's limit is
+  # SAN_TIMEOUT or the time left, whichever is less), so time a fast tool leaves over goes
+  # to the runs after it; a run with no time left is not started (rc 124).
   m='Matrix/CudaCases.RowsPackedOracleTwin'
   filter="${SAN_FILTER:-$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/m3_km_slots_e4m3fn:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4:$m/straddle_local0_lse_minus1:Matrix/CudaCases.ChunkPlanIndependent/topk9_long}"
   for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
     extra=(); [[ $tool == memcheck ]] && extra=(--leak-check full)
-    san() { timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 "$@" --gtest_brief=1; }
+    san() {
+      local lim="${SAN_TIMEOUT:-150}"
+      if [[ -n "${SAN_UNTIL:-}" ]]; then
+        local left=$(( SAN_UNTIL - $(date +%s) ))
+        (( left < lim )) && lim=$left
+        (( lim >= 1 )) || { echo "== $tool $(basename "$1"): not started, SAN_UNTIL reached"; return 124; }
+      fi
+      timeout "$lim" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 "$@" --gtest_brief=1
+    }
     san "$B/tests/gpu/test_gpu" --gtest_filter="$filter" > "$out/sanitizer-$tool.log" 2>&1
     rc=$?
     # The CUDA-graph replays (test_gpu_graph), same tool, appended to the same log.
