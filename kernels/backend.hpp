@@ -1,5 +1,6 @@
 // One interface for every implementation under test (CPU twin, CUDA, CP, ...).
 #pragma once
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,17 @@ class KernelFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by Backend::run when the user interrupted the run (Ctrl-C) while the kernel ran:
+// callers stop at once and report what ran; the case is neither a pass nor a failure.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Set from a SIGINT handler (ixo) or by the Python package when Ctrl-C arrives; exec:
+// backends poll it while their command runs (and kill it). Reset at the start of a run.
+std::atomic<bool>& interrupt_flag();
+
 // What the registry declares about a backend (kernels/registry.cpp, one entry per
 // backend). Every decision that used to be read off a backend's name (its twin, its
 // family, which catalogued mutants it contains) reads these instead.
@@ -55,6 +67,9 @@ struct BackendTraits {
   // Our own kernel: fills the score buffer with RunOptions::score_poison_bits first and
   // honours RunOptions (chunks, mutants), so the poison tier and chunk property apply.
   bool in_tree = false;
+  // The named contract (reference/include/ixo/contract.hpp) it promises: fuzzing draws
+  // inside it unless the caller names another one.
+  std::string contract = "spec";
 };
 
 class Backend {

@@ -25,10 +25,11 @@ struct Entry {
 };
 
 BackendTraits native(const char* family, const char* twin, bool packed) {
-  return {.family = family, .bitwise_twin = twin, .mutant_scope = "native", .packed = packed, .in_tree = true};
+  return {.family = family, .bitwise_twin = twin, .mutant_scope = "native", .packed = packed, .in_tree = true,
+          .contract = "ixo-native"};
 }
 BackendTraits context_parallel(const char* family) {
-  return {.family = family, .bitwise_twin = "", .mutant_scope = "cp", .packed = false, .in_tree = true};
+  return {.family = family, .bitwise_twin = "", .mutant_scope = "cp", .packed = false, .in_tree = true, .contract = "ixo-cp"};
 }
 
 const std::vector<Entry>& registry() {
@@ -58,6 +59,11 @@ const Entry* find(const std::string& name) {
 }
 
 }  // namespace
+
+std::atomic<bool>& interrupt_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;

@@ -175,6 +175,11 @@ class ExecBackend : public Backend {
         return status;
       }
       if (done < 0 && errno != EINTR) throw KernelFailure(name() + ": waitpid failed: " + std::strerror(errno));
+      if (interrupt_flag().load()) {  // Ctrl-C: the command is stopped with the run
+        kill(-pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        throw Interrupted(name() + ": interrupted");
+      }
       if (std::chrono::steady_clock::now() >= deadline) {
         kill(-pid, SIGKILL);
         waitpid(pid, &status, 0);

@@ -36,24 +36,81 @@ rc::Gen<std::int64_t> prefix(int block_size, std::int64_t max_prefix) {
        {1, rc::gen::inRange<std::int64_t>(1, max_prefix + 1)}});
 }
 
+// The domain a draw comes from: the contract's lists, or the generator's own defaults
+// (the spec). Every choice below is drawn from these, so shrinking stays inside too.
+namespace {
+struct Domain {
+  std::vector<int> block_sizes{128, 64, 32, 16}, head_dims{128, 64};
+  std::vector<std::pair<int, int>> heads{{1, 1}, {2, 1}, {4, 1}, {8, 2}, {4, 4}};
+  std::vector<KDtype> k_dtypes{KDtype::bf16, KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2};
+  std::vector<ScoreType> score_types{ScoreType::max, ScoreType::lse};
+  int topk_lo = 1, topk_hi = 64, init_hi = 3, local_lo = 0, local_hi = 3, wide_init_hi = 47;
+  std::int64_t max_prefix = 2500, max_rows = 0, max_length = 0;
+  Packing packing = Packing::any_rows;
+  bool inactive = true, aliases = true, nonfinite = true, long_rows = true, topk1 = true, exact = true;
+  int long_bs_lo = 1, long_bs_hi = 2;  // block sizes of the 16384+-block rows
+  int long_D = 64;
+};
+
+Domain domain_of(const Knobs& k) {
+  Domain d;
+  d.topk_hi = k.max_topk;
+  d.max_prefix = k.max_prefix;
+  if (!k.contract) return d;
+  const Contract& c = *k.contract;
+  if (!c.block_sizes.empty()) d.block_sizes = c.block_sizes;
+  if (!c.head_dims.empty()) d.head_dims = c.head_dims;
+  if (!c.heads.empty()) d.heads = c.heads;
+  if (!c.k_dtypes.empty()) d.k_dtypes = c.k_dtypes;
+  if (!c.score_types.empty()) d.score_types = c.score_types;
+  d.topk_lo = c.topk_min;
+  d.topk_hi = std::max(c.topk_min, std::min(c.topk_max, k.max_topk));
+  if (c.init_max >= 0) d.init_hi = std::min(d.init_hi, c.init_max), d.wide_init_hi = c.init_max;
+  d.local_lo = c.local_min;
+  d.local_hi = c.local_max >= 0 ? c.local_max : std::max(3, c.local_min);
+  d.max_rows = c.max_rows;
+  d.max_length = c.max_length;
+  if (c.max_length > 0) d.max_prefix = std::max<std::int64_t>(1, std::min(d.max_prefix, c.max_length - k.max_draft_rows - 1));
+  d.packing = c.packing;
+  d.inactive = c.inactive_rows;
+  d.aliases = c.negative_aliases;
+  d.nonfinite = c.nonfinite;
+  d.topk1 = c.topk_min <= 1;
+  d.exact = std::find(d.score_types.begin(), d.score_types.end(), ScoreType::max) != d.score_types.end();
+  if (!c.block_sizes.empty()) d.long_bs_lo = d.long_bs_hi = *std::min_element(c.block_sizes.begin(), c.block_sizes.end());
+  d.long_D = std::find(d.head_dims.begin(), d.head_dims.end(), 64) != d.head_dims.end() ? 64 : d.head_dims.front();
+  d.long_rows = c.max_length == 0 || 16384LL * d.long_bs_hi + 64 + k.max_draft_rows <= c.max_length;
+  return d;
+}
+
+template <class T>
+rc::Gen<T> one_of(const std::vector<T>& v) {
+  return v.size() == 1 ? rc::gen::just(v.front()) : rc::gen::elementOf(v);
+}
+
 // The rows of real CUDA-graph batches (GenSpec): packed_queries (0 = draft_rows, else any
 // 1..max_draft_rows+1, so groups straddle requests and R need not be a multiple of it),
 // trailing padding rows that need not fill a group, trailing inactive rows, inactive rows
-// inside requests. Each is off (0) most of the time and shrinks towards off.
-namespace {
-rc::Gen<std::tuple<int, int, int, int>> graph_rows(const Knobs& k, int draft_rows) {
-  if (!k.graph_rows) return rc::gen::just(std::tuple<int, int, int, int>{0, 0, 0, 0});
+// inside requests. Each is off (0) most of the time and shrinks towards off. Under a
+// full-groups contract the pack is the draft rows (groups are requests); under a per-row
+// one it is 1; inactive rows only where the contract allows them.
+rc::Gen<std::tuple<int, int, int, int>> graph_rows(const Knobs& k, const Domain& d, int draft_rows) {
+  if (!k.graph_rows) return rc::gen::just(std::tuple<int, int, int, int>{d.packing == Packing::none ? 1 : 0, 0, 0, 0});
   auto mostly_zero = [](int hi) { return rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {2, rc::gen::inRange(1, hi + 1)}}); };
-  return rc::gen::tuple(
-      rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {2, rc::gen::inRange(1, std::max(k.max_draft_rows, draft_rows) + 2)}}),
-      mostly_zero(2 * draft_rows + 1), mostly_zero(3), mostly_zero(3));
+  const int inactive_hi = d.inactive ? 3 : 0;
+  auto pack = d.packing == Packing::any_rows
+                  ? rc::gen::weightedOneOf<int>({{3, rc::gen::just(0)}, {2, rc::gen::inRange(1, std::max(k.max_draft_rows, draft_rows) + 2)}})
+                  : rc::gen::just(d.packing == Packing::none ? 1 : 0);
+  return rc::gen::tuple(std::move(pack), mostly_zero(2 * draft_rows + 1), inactive_hi ? mostly_zero(inactive_hi) : rc::gen::just(0),
+                        inactive_hi ? mostly_zero(inactive_hi) : rc::gen::just(0));
 }
 }  // namespace
 
 // The boundary dimensions (docs/NOTES.md "Condition coverage"), each off most of the time:
 // long rows (block size 1-2 and 16384+ blocks, top-k up to 2048), scales that push lse logits
 // past the fp32 exp2 range, init windows far wider than short rows, topk 1, fp8 special codes,
-// the alias -S, the ladder depth.
+// the alias -S, the ladder depth. A contract narrows each (long rows at its smallest block
+// size, topk inside its range, no NaN/Inf codes or aliases where it excludes them).
 struct Boundary {
   bool long_rows = false;
   int long_bs = 1, long_rows_n = 1, long_extra = 0, long_topk = 1;
@@ -64,28 +121,34 @@ struct Boundary {
 };
 
 namespace {
-rc::Gen<Boundary> boundary(const Knobs& k) {
+rc::Gen<Boundary> boundary(const Knobs& k, const Domain& d) {
   auto sometimes = [](int one_in) { return rc::gen::weightedOneOf<bool>({{one_in - 1, rc::gen::just(false)}, {1, rc::gen::just(true)}}); };
-  const bool can_long = k.long_rows && k.values != Values::exact;  // exact values cap the blocks per request
+  const bool can_long = k.long_rows && d.long_rows && k.values != Values::exact && !k.shapes;  // exact values cap the blocks per request
+  const int topk_cap = d.topk_lo <= 1 && !k.contract ? 2048 : std::min(2048, k.contract ? k.contract->topk_max : 2048);
+  auto long_topk = topk_cap >= 1024 && d.topk_lo <= 64
+                       ? rc::gen::weightedOneOf<int>({{1, rc::gen::inRange(d.topk_lo, 65)}, {1, rc::gen::inRange(1024, topk_cap + 1)}})
+                       : rc::gen::inRange(d.topk_lo, std::max(d.topk_lo, std::min(topk_cap, 64)) + 1);
   return rc::gen::build<Boundary>(
       rc::gen::set(&Boundary::long_rows, can_long ? sometimes(4) : rc::gen::just(false)),
-      rc::gen::set(&Boundary::long_bs, rc::gen::element(1, 2)), rc::gen::set(&Boundary::long_rows_n, rc::gen::inRange(1, 3)),
+      rc::gen::set(&Boundary::long_bs, rc::gen::inRange(d.long_bs_lo, d.long_bs_hi + 1)), rc::gen::set(&Boundary::long_rows_n, rc::gen::inRange(1, 3)),
       rc::gen::set(&Boundary::long_extra, rc::gen::inRange(-2, 64)),
-      rc::gen::set(&Boundary::long_topk, rc::gen::weightedOneOf<int>({{1, rc::gen::inRange(1, 65)}, {1, rc::gen::inRange(1024, 2049)}})),
+      rc::gen::set(&Boundary::long_topk, std::move(long_topk)),
       rc::gen::set(&Boundary::big_q_scale, k.big_scales ? rc::gen::weightedOneOf<double>({{3, rc::gen::just(0.0)}, {1, rc::gen::element(384.0, -512.0)}})
                                                         : rc::gen::just(0.0)),
-      rc::gen::set(&Boundary::wide_init, rc::gen::weightedOneOf<int>({{5, rc::gen::just(-1)}, {1, rc::gen::inRange(4, 48)}})),
-      rc::gen::set(&Boundary::topk1, sometimes(16)),
+      rc::gen::set(&Boundary::wide_init, d.wide_init_hi >= 4 ? rc::gen::weightedOneOf<int>({{5, rc::gen::just(-1)}, {1, rc::gen::inRange(4, std::min(48, d.wide_init_hi + 1))}})
+                                                             : rc::gen::just(-1)),
+      rc::gen::set(&Boundary::topk1, d.topk1 && !k.shapes ? sometimes(16) : rc::gen::just(false)),
       rc::gen::set(&Boundary::fp8_specials, k.fp8_specials ? sometimes(3) : rc::gen::just(false)),
-      rc::gen::set(&Boundary::fp8_nonfinite, k.fp8_nonfinite ? sometimes(2) : rc::gen::just(false)),
-      rc::gen::set(&Boundary::alias_minus_s, sometimes(4)), rc::gen::set(&Boundary::ladder_levels, rc::gen::inRange(2, 7)));
+      rc::gen::set(&Boundary::fp8_nonfinite, k.fp8_nonfinite && d.nonfinite ? sometimes(2) : rc::gen::just(false)),
+      rc::gen::set(&Boundary::alias_minus_s, d.aliases ? sometimes(4) : rc::gen::just(false)),
+      rc::gen::set(&Boundary::ladder_levels, rc::gen::inRange(2, 7)));
 }
 
-void apply(const Boundary& x, GenSpec& s) {
+void apply(const Boundary& x, const Domain& d, GenSpec& s) {
   if (x.long_rows) {
     s.requests = 1;
     s.draft_rows = x.long_rows_n;
-    s.D = 64;
+    s.D = d.long_D;
     s.cfg.block_size = x.long_bs;
     s.prefixes = {16384 * x.long_bs + x.long_extra};
     s.cfg.topk = x.long_topk;
@@ -99,35 +162,92 @@ void apply(const Boundary& x, GenSpec& s) {
   s.alias_minus_s = x.alias_minus_s;
   s.ladder_levels = x.ladder_levels;
 }
+
+// The rows a spec generates (requests, padding and inactive requests, trailing rows).
+std::int64_t spec_rows(const GenSpec& s) {
+  return static_cast<std::int64_t>(s.requests + s.padding_requests + s.inactive_requests) * s.draft_rows + s.trailing_padding_rows +
+         s.trailing_inactive_rows;
+}
+
+// A contract's row limit: drop trailing rows, padding and inactive requests, then requests,
+// then draft rows (deterministic, so shrinking still converges).
+void fit_rows(GenSpec& s, std::int64_t max_rows) {
+  if (max_rows <= 0) return;
+  while (spec_rows(s) > max_rows) {
+    if (s.trailing_padding_rows) --s.trailing_padding_rows;
+    else if (s.trailing_inactive_rows) --s.trailing_inactive_rows;
+    else if (s.padding_requests) --s.padding_requests;
+    else if (s.inactive_requests) --s.inactive_requests;
+    else if (s.requests > 1) --s.requests, s.prefixes.pop_back();
+    else --s.draft_rows;
+  }
+  s.inactive_rows_in_requests = std::min<int>(s.inactive_rows_in_requests, s.requests * s.draft_rows);
+}
+
+void set_shape(const ShapeKey& key, const Domain& d, GenSpec& s) {
+  s.cfg.block_size = key.block_size;
+  s.heads(key.Hq, key.Hk, key.D);
+  s.cfg.topk = key.topk;
+  s.cfg.k_dtype = key.k_dtype;
+  s.cfg.score_type = key.score_type;
+  if (key.score_type != ScoreType::max && s.values == Values::exact) s.values = Values::near_tie;
+  if (d.packing == Packing::full_groups) s.draft_rows = key.pack, s.packed_queries = 0;
+  else if (d.packing == Packing::none) s.packed_queries = 1;
+  else s.packed_queries = key.pack;
+  if (s.prefixes.size() > static_cast<std::size_t>(s.requests)) s.prefixes.resize(static_cast<std::size_t>(s.requests));
+}
 }  // namespace
 
+ShapeKey shape_key(const GenSpec& s, Packing packing) {
+  ShapeKey k;
+  k.block_size = s.cfg.block_size;
+  k.D = static_cast<int>(s.D), k.Hq = static_cast<int>(s.Hq), k.Hk = static_cast<int>(s.Hk);
+  k.topk = s.cfg.topk;
+  k.k_dtype = s.cfg.k_dtype;
+  k.score_type = s.cfg.score_type;
+  k.pack = packing == Packing::none ? 1 : packing == Packing::full_groups || s.packed_queries == 0 ? s.draft_rows : s.packed_queries;
+  return k;
+}
+
 rc::Gen<GenSpec> spec(Knobs k) {
+  const Domain d = domain_of(k);
+  if (!d.exact && k.values == Values::exact) k.values = Values::near_tie;  // exact values need score max
   // Structure first (what shrinks most usefully), then the values.
   struct Shape {
-    int requests, draft_rows, ratio, D, bs;
+    int requests, draft_rows, ratio, D, bs, shape;
   };
+  const int n_shapes = k.shapes ? static_cast<int>(k.shapes->size()) : 0;
   const auto shape = rc::gen::build<Shape>(
       rc::gen::set(&Shape::requests, rc::gen::inRange(1, k.max_requests + 1)),
       rc::gen::set(&Shape::draft_rows, rc::gen::inRange(1, k.max_draft_rows + 1)),
-      rc::gen::set(&Shape::ratio, rc::gen::element(0, 1, 2, 3, 4)),  // uniform: inRange is size-scaled and drew 8:2 in 3 % of cases
-      rc::gen::set(&Shape::D, rc::gen::element(128, 64)),
-      rc::gen::set(&Shape::bs, rc::gen::element(128, 64, 32, 16)));
-  return rc::gen::mapcat(shape, [k](const Shape& sh) {
-    const int ratios[5][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 2}, {4, 4}};
+      // uniform: inRange is size-scaled and drew 8:2 in 3 % of cases
+      rc::gen::set(&Shape::ratio, one_of(std::vector<int>([&] {
+                                           std::vector<int> idx(d.heads.size());
+                                           for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int>(i);
+                                           return idx;
+                                         }()))),
+      rc::gen::set(&Shape::D, one_of(d.head_dims)), rc::gen::set(&Shape::bs, one_of(d.block_sizes)),
+      rc::gen::set(&Shape::shape, n_shapes ? rc::gen::inRange(0, n_shapes) : rc::gen::just(0)));
+  return rc::gen::mapcat(shape, [k, d](const Shape& sh) {
     const bool exact = k.values == Values::exact;
+    const ShapeKey* key = k.shapes && !k.shapes->empty() ? &(*k.shapes)[static_cast<std::size_t>(sh.shape)] : nullptr;
+    const int bs = key ? key->block_size : sh.bs;
     // Exact values need at most 2*(D/gqa)*kmax+1 distinct block levels per request.
-    const std::int64_t max_prefix = exact ? std::min<std::int64_t>(k.max_prefix, 8 * sh.bs) : k.max_prefix;
+    const std::int64_t max_prefix = exact ? std::min<std::int64_t>(d.max_prefix, 8 * bs) : d.max_prefix;
+    const int topk_hi = std::max(d.topk_lo, d.topk_hi);
     return rc::gen::map(
-        rc::gen::tuple(rc::gen::container<std::vector<std::int64_t>>(static_cast<std::size_t>(sh.requests), prefix(sh.bs, max_prefix)),
-                       rc::gen::arbitrary<KDtype>(), exact || !k.allow_lse ? rc::gen::just(ScoreType::max) : rc::gen::arbitrary<ScoreType>(),
-                       rc::gen::inRange(1, k.max_topk + 1), rc::gen::inRange(0, 4), rc::gen::inRange(0, 4),
-                       rc::gen::element(1.0, 0.75, 1.5, 0.3125), rc::gen::element(1.0, 0.5, 2.0),
+        rc::gen::tuple(rc::gen::container<std::vector<std::int64_t>>(static_cast<std::size_t>(sh.requests), prefix(bs, max_prefix)),
+                       one_of(d.k_dtypes), exact || !k.allow_lse ? rc::gen::just(ScoreType::max) : one_of(d.score_types),
+                       rc::gen::inRange(d.topk_lo, topk_hi + 1), rc::gen::inRange(0, d.init_hi + 1),
+                       rc::gen::inRange(d.local_lo, d.local_hi + 1), rc::gen::element(1.0, 0.75, 1.5, 0.3125),
+                       rc::gen::element(1.0, 0.5, 2.0),
                        rc::gen::tuple(rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 3),
-                                      rc::gen::inRange(0, 3)),
-                       graph_rows(k, sh.draft_rows), boundary(k)),
-        [sh, k, ratios](const auto& t) {
+                                      rc::gen::inRange(0, d.inactive ? 3 : 1)),
+                       graph_rows(k, d, sh.draft_rows), boundary(k, d)),
+        [sh, k, d, key](const auto& t) {
           GenSpec s;
-          s.rows(sh.requests, sh.draft_rows).heads(ratios[sh.ratio][0], ratios[sh.ratio][1], sh.D);
+          const auto [hq, hk] = d.heads[static_cast<std::size_t>(sh.ratio)];
+          s.rows(sh.requests, sh.draft_rows).heads(hq, hk, sh.D);
           s.cfg.block_size = sh.bs;
           s.prefixes = std::get<0>(t);
           s.cfg.k_dtype = std::get<1>(t);
@@ -140,7 +260,7 @@ rc::Gen<GenSpec> spec(Knobs k) {
           const auto& [keep_order, no_alias, padding, inactive] = std::get<8>(t);
           s.permute_slots = true;  // slot ids never equal the row or group index
           s.permute_tokens = !keep_order;
-          s.negative_aliases = !no_alias;
+          s.negative_aliases = !no_alias && d.aliases;
           s.padding_requests = padding;
           s.inactive_requests = inactive;
           const auto& [packed_queries, trailing_padding, trailing_inactive, inactive_in_requests] = std::get<9>(t);
@@ -149,10 +269,26 @@ rc::Gen<GenSpec> spec(Knobs k) {
           s.trailing_inactive_rows = trailing_inactive;
           s.inactive_rows_in_requests = inactive_in_requests;
           s.values = k.values;
-          apply(std::get<10>(t), s);
+          apply(std::get<10>(t), d, s);
+          if (key) set_shape(*key, d, s);
+          if (d.max_rows > 0 && s.draft_rows > d.max_rows) s.draft_rows = static_cast<int>(d.max_rows);
+          fit_rows(s, d.max_rows);
           return s;
         });
   });
+}
+
+std::vector<ShapeKey> draw_shapes(const Knobs& knobs, int n, std::uint64_t seed) {
+  Knobs k = knobs;
+  k.shapes.reset();
+  const Packing packing = k.contract ? k.contract->packing : Packing::any_rows;
+  std::vector<ShapeKey> out;
+  const auto gen = spec(k);
+  for (std::uint64_t i = 0; static_cast<int>(out.size()) < n && i < 50ULL * static_cast<std::uint64_t>(n); ++i) {
+    const ShapeKey key = shape_key(gen(rc::Random(seed * 1000003ULL + i), 50).value(), packing);
+    if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key);
+  }
+  return out;
 }
 
 }  // namespace gen

@@ -34,6 +34,15 @@ void assert_same_rows(const Observed& a, const Observed& b, std::int64_t R) {
 
 thread_local std::optional<Drawn> drawn;
 thread_local std::vector<std::string> preset_names_;
+thread_local std::shared_ptr<const Contract> contract_;
+
+void set_contract(std::shared_ptr<const Contract> c) { contract_ = std::move(c); }
+const std::shared_ptr<const Contract>& current_contract() { return contract_; }
+JudgeOptions contract_judge_options() {
+  JudgeOptions j;
+  if (contract_) j.semantics = contract_->semantics, j.contract = contract_->label();
+  return j;
+}
 
 const std::optional<Drawn>& last_drawn() { return drawn; }
 void forget_drawn() { drawn.reset(); }
@@ -44,6 +53,7 @@ void set_presets(std::vector<std::string> names) {
 
 Case draw_case(std::initializer_list<const Backend*> backends, gen::Knobs k) {
   GenSpec spec;
+  if (!k.contract) k.contract = contract_;
   if (preset_names_.empty()) {
     spec = *gen::spec(k);
   } else {
@@ -54,6 +64,8 @@ Case draw_case(std::initializer_list<const Backend*> backends, gen::Knobs k) {
   const auto seed = *rc::gen::arbitrary<std::uint32_t>();
   drawn = Drawn{spec, seed};
   Case c = generate(spec, seed);
+  if (k.contract && !preset_names_.empty())
+    if (const auto why = k.contract->refuses(c)) RC_DISCARD("outside the contract: " + *why);
   for (const Backend* b : backends) RC_PRE(b->supports(c));
   return c;
 }
@@ -68,7 +80,7 @@ Observed run(Backend& b, const Case& c, const RunOptions& opt) {
 
 void matches_oracle(Backend& b, const RunOptions& opt) {
   const Case c = draw_case({&b});
-  JudgeOptions j;
+  JudgeOptions j = contract_judge_options();
   j.check_poison = b.in_tree();
   assert_pass(judge(c, oracle(c), run(b, c, opt), j));
 }
@@ -77,7 +89,7 @@ void exact_values_give_exact_ids(Backend& b, const RunOptions& opt) {
   gen::Knobs k;
   k.values = Values::exact;
   const Case c = draw_case({&b}, k);
-  JudgeOptions j;
+  JudgeOptions j = contract_judge_options();
   j.exact_ids = true;
   j.check_poison = b.in_tree();
   assert_pass(judge(c, oracle(c), run(b, c, opt), j));
@@ -102,7 +114,7 @@ void padding_and_inactive_rows_disturb_nothing(Backend& b, const RunOptions& opt
   const Case padded = append_rows(c, *rc::gen::inRange(0, 3), *rc::gen::inRange(0, 3));
   const Observed x = run(b, c, opt), y = run(b, padded, opt);
   assert_same_rows(x, y, c.R);
-  JudgeOptions j;  // the appended rows themselves are right too
+  JudgeOptions j = contract_judge_options();  // the appended rows themselves are right too
   j.check_poison = b.in_tree();
   assert_pass(judge(padded, oracle(padded), y, j));
 }

@@ -10,14 +10,18 @@ Example (a numpy or torch kernel under the whole suite)::
     io.assert_indexer(case, ids, scores)             # AssertionError(report) on a wrong selection
 
     r = io.fuzz(my_kernel, seconds=30)               # RapidCheck cases, failures shrunk and saved
-    assert not r.failures, r.report
+    assert r.passed, r.report                        # PASS needs >= 1 judged case and no failure
+
+    # judged inside the kernel's own contract (what it promises), e.g. SGLang's Triton indexer:
+    r = io.fuzz(my_kernel, contract="sglang-triton-decode", shapes=4, seconds=60)
     print(io.suite(my_kernel).table)                 # default suite + fixtures + properties
 
 ``kernel(case)`` may raise ``io.Unsupported`` to skip a case (never counted as a pass).
 """
 from ._case import Case, generate, presets
-from ._kernels import FuzzResult, SuiteResult, Unsupported, backend, fuzz, suite
+from ._contract import Contract, contract, contracts
+from ._kernels import FuzzResult, SuiteResult, Unsupported, backend, fuzz, replay, suite
 from ._verdict import Verdict, assert_indexer, check, reference
 
 __all__ = ["Case", "generate", "presets", "reference", "check", "assert_indexer", "Verdict", "fuzz", "FuzzResult", "suite",
-           "SuiteResult", "Unsupported", "backend"]
+           "SuiteResult", "Unsupported", "backend", "replay", "Contract", "contract", "contracts"]

@@ -77,8 +77,11 @@ class Verdict:
         return plot_verdict(self, path, max_rows)
 
 
-def check(case: Case, topk_idx: Any, scores: Any = None, *, exact: bool = False, layout: str = "hrt") -> Verdict:
-    """Judges an implementation's outputs against the oracle.
+def check(case: Case, topk_idx: Any, scores: Any = None, *, exact: bool = False, layout: str = "hrt",
+          contract: Any = None) -> Verdict:
+    """Judges an implementation's outputs against the oracle, under ``contract`` (a name, a
+    file or an ``io.Contract``: its semantic options, e.g. NaN blocks unspecified) when given;
+    a case outside the contract's domain raises ValueError.
 
     ``topk_idx``: int [Hq, R, topk] (or [R, Hq, topk] with ``layout="rht"``), numpy or torch on
     any device. ``scores``: optional float32 [Hq, R, NB] (same layout rule), NB >= the largest
@@ -95,7 +98,9 @@ def check(case: Case, topk_idx: Any, scores: Any = None, *, exact: bool = False,
     """
     ids = _ids(topk_idx, layout)
     sc = _scores(scores, layout)
-    return Verdict(case, ids, sc, _core.check(case._c, ids, sc, exact))
+    from ._contract import _contract_json
+
+    return Verdict(case, ids, sc, _core.check(case._c, ids, sc, bool(exact), _contract_json(contract)))
 
 
 def assert_indexer(case: Case, topk_idx: Any, scores: Any = None, **kw: Any) -> None:

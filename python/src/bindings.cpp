@@ -12,6 +12,7 @@
 #include "external/exec_backend.hpp"
 #include "ixo/case_io.hpp"
 #include "ixo/case_run.hpp"
+#include "ixo/contract.hpp"
 #include "ixo/default_suite.hpp"
 #include "ixo/error.hpp"
 #include "ixo/fuzz.hpp"
@@ -115,12 +116,13 @@ py::dict verdict_dict(const ixo::Verdict& v) {
   return out;
 }
 
-// A Python kernel adapter returns ("ok", topk, scores|None), ("unsupported", why) or
-// ("error", traceback): indexer_oracle._kernels.adapt builds it.
+// A Python kernel adapter returns ("ok", topk, scores|None), ("unsupported", why),
+// ("error", traceback) or ("interrupted", why): indexer_oracle._kernels._adapt builds it.
 std::unique_ptr<ixo::Backend> python_backend(const std::string& name, py::function adapter) {
   return ixo::make_callable_backend(name, [adapter](const Case& c) -> ixo::Observed {
     const py::tuple r = adapter(py::cast(c, py::return_value_policy::copy));
     const auto tag = r[0].cast<std::string>();
+    if (tag == "interrupted") throw ixo::Interrupted(r[1].cast<std::string>());
     if (tag == "unsupported") throw ixo::Unsupported(r[1].cast<std::string>());
     if (tag == "error") throw ixo::KernelFailure(r[1].cast<std::string>());
     try {
@@ -142,6 +144,19 @@ std::vector<std::unique_ptr<ixo::Backend>> backends_of(const py::list& kernels) 
     }
   }
   return out;
+}
+
+// Ctrl-C while C++ runs: Python's handler only sets a flag; this runs it between cases.
+bool python_interrupted() {
+  if (PyErr_CheckSignals() == 0) return false;
+  PyErr_Clear();
+  return true;
+}
+
+// "" = none (each backend's own), else a contract's JSON text.
+std::optional<ixo::Contract> contract_arg(const std::string& json) {
+  if (json.empty()) return std::nullopt;
+  return ixo::contract_from_json(json);
 }
 
 }  // namespace
@@ -185,13 +200,25 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def(
       "check",
-      [](const Case& c, py::array topk, py::object scores, bool exact) {
+      [](const Case& c, py::array topk, py::object scores, bool exact, const std::string& contract_json) {
         const ixo::Observed o = observed_from_numpy(c, topk, scores);
         ixo::JudgeOptions opt;
         opt.exact_ids = exact;
+        if (const auto contract = contract_arg(contract_json)) {
+          if (const auto outside = contract->refuses(c))
+            throw ixo::InputError("case", "lies outside " + contract->label() + ": " + *outside);
+          opt.semantics = contract->semantics, opt.contract = contract->label();
+        }
         return verdict_dict(ixo::judge(c, ixo::oracle(c), o, opt));
       },
-      py::arg("case"), py::arg("topk"), py::arg("scores"), py::arg("exact"));
+      py::arg("case"), py::arg("topk"), py::arg("scores"), py::arg("exact"), py::arg("contract_json") = "");
+  m.def("contract_names", &ixo::contract_names);
+  m.def("contract_json", [](const std::string& name) { return ixo::contract_to_json(ixo::named_contract(name)); });
+  m.def("contract_normalize", [](const std::string& json) { return ixo::contract_to_json(ixo::contract_from_json(json)); });
+  m.def("contract_refuses", [](const std::string& json, const Case& c) -> py::object {
+    const auto why = ixo::contract_from_json(json).refuses(c);
+    return why ? py::object(py::str(*why)) : py::object(py::none());
+  });
   m.def("backend_names", &ixo::backend_names);
   m.def("run_backend", [](const std::string& name, const Case& c) -> py::tuple {
     auto b = ixo::make_backend(name);
@@ -203,32 +230,43 @@ PYBIND11_MODULE(_core, m) {
     return py::make_tuple("ok", t[0], t[1]);
   });
   m.def("fuzz", [](py::list kernels, double seconds, std::uint64_t seed, std::vector<std::string> presets, std::string out,
-                   int max_failures) {
+                   int max_failures, std::string contract_json, int shapes, int seeds, int cases_per_seed) {
     ixo::FuzzOptions o;
     o.max_failures = max_failures;
     o.seconds = seconds;
     o.seed = seed;
     o.presets = std::move(presets);
     o.out_dir = std::move(out);
+    o.contract = contract_arg(contract_json);
+    o.shapes = shapes;
+    o.max_seeds = seeds;
+    o.cases_per_seed = cases_per_seed;
+    o.poll = &python_interrupted;
     const auto backends = backends_of(kernels);
     std::vector<std::string> log;
     const ixo::FuzzResult r = ixo::run_fuzz(ixo::pointers_of(backends), o, [&](const std::string& s) { log.push_back(s); });
     py::dict d;
-    d["cases"] = r.cases, d["runs"] = r.runs, d["gave_up"] = r.gave_up, d["failures"] = r.failures, d["report"] = r.report;
+    d["cases"] = r.cases, d["judged"] = r.judged, d["skipped"] = r.skipped, d["runs"] = r.runs, d["gave_up"] = r.gave_up;
+    d["failures"] = r.failures, d["report"] = r.report, d["outcome"] = r.outcome(), d["summary"] = r.summary();
+    d["interrupted"] = r.interrupted, d["contracts"] = r.contracts, d["seconds"] = r.seconds;
     d["log"] = log;
     return d;
   });
-  m.def("suite", [](py::list kernels, int property_cases, std::uint64_t seed, std::string out, bool properties, bool fixtures) {
+  m.def("suite", [](py::list kernels, int property_cases, std::uint64_t seed, std::string out, bool properties, bool fixtures,
+                    std::string contract_json) {
     ixo::SuiteOptions o;
     o.property_cases = property_cases;
     o.seed = seed;
     o.out_dir = std::move(out);
     o.properties = properties;
     o.fixtures = fixtures;
+    o.contract = contract_arg(contract_json);
+    o.poll = &python_interrupted;
     const auto backends = backends_of(kernels);
     const ixo::SuiteResult r = ixo::run_suite(ixo::pointers_of(backends), o);
     py::dict d;
-    d["passed"] = r.passed, d["table"] = r.table(), d["json"] = r.json().dump();
+    d["passed"] = r.passed, d["table"] = r.table(), d["json"] = r.json().dump(), d["outcome"] = r.outcome();
+    d["interrupted"] = r.interrupted;
     return d;
   });
 }

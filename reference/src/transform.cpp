@@ -55,4 +55,18 @@ Case append_rows(const Case& c, int padding, int inactive) {
   return d;
 }
 
+Case keep_rows(const Case& c, const std::vector<std::int64_t>& rows) {
+  Case out = c;
+  out.R = static_cast<std::int64_t>(rows.size());
+  out.q.clear(), out.slot_ids.clear(), out.seq_lens.clear();
+  const auto qrow = static_cast<std::size_t>(c.Hq * c.D);
+  for (std::int64_t r : rows) {
+    const auto i = static_cast<std::size_t>(r);
+    out.q.insert(out.q.end(), c.q.begin() + static_cast<std::ptrdiff_t>(i * qrow), c.q.begin() + static_cast<std::ptrdiff_t>((i + 1) * qrow));
+    out.slot_ids.push_back(c.slot_ids[i]);
+    out.seq_lens.push_back(c.seq_lens[i]);
+  }
+  return out;
+}
+
 }  // namespace ixo

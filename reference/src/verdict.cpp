@@ -19,8 +19,11 @@ std::uint32_t bits_of(float f) {
   return u;
 }
 
-// Ranking value: NaN ranks lowest.
-double rank_value(double s) { return std::isnan(s) ? -std::numeric_limits<double>::infinity() : s; }
+// Ranking value under the contract's NaN rule (unspecified: callers leave NaN blocks out).
+double rank_value(double s, NanRank nan = NanRank::lowest) {
+  if (!std::isnan(s)) return s;
+  return nan == NanRank::highest ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+}
 
 void fail(Verdict& v, const JudgeOptions& opt, Failure f) {
   v.pass = false;
@@ -41,11 +44,53 @@ Failure at(std::string tier, std::int64_t h, std::int64_t r, std::int64_t b, std
 
 std::vector<std::int32_t> row_ids(const std::int32_t* p, std::int64_t n) { return {p, p + n}; }
 
+// IdOrder::score_descending: each id's oracle score (within tau) is at least the next one's.
+template <class Slack>
+bool order_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, const double* S, const Slack& slack, NanRank nan,
+              const std::string& where, Verdict& v, const JudgeOptions& opt, std::int64_t h, std::int64_t r) {
+  for (std::int64_t i = 0; i + 1 < k_eff; ++i) {
+    const std::int32_t a = ids[i], b = ids[i + 1];
+    if (nan == NanRank::unspecified && (std::isnan(S[a]) || std::isnan(S[b]))) continue;
+    if (rank_value(S[a], nan) + slack(a) >= rank_value(S[b], nan) - slack(b)) continue;
+    Failure f = at("order", h, r, -1,
+                   fmt::format("order: {}: ids {} must be in descending score order; id {} (score {:.9g}) at place {} comes "
+                               "before id {} (score {:.9g})",
+                               where, ids, a, S[a], i, b, S[b]));
+    f.observed = ids;
+    fail(v, opt, std::move(f));
+    return false;
+  }
+  return true;
+}
+
+// ForcedTies::lowest_id: among blocks of exactly equal forced score, the selected ones are
+// the lowest ids.
+bool forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, std::int64_t nb, const double* S,
+                    const Expected& e, std::int64_t h, std::int64_t r, const std::string& where, Verdict& v,
+                    const JudgeOptions& opt) {
+  const std::set<std::int32_t> chosen(ids.begin(), ids.begin() + k_eff);
+  for (std::int32_t b = 0; b < nb; ++b) {
+    if (chosen.count(b) || !e.forced[e.at(h, r, b)]) continue;
+    for (std::int32_t a : chosen)
+      if (a > b && e.forced[e.at(h, r, a)] && S[a] == S[b]) {
+        Failure f = at("forced ties", h, r, -1,
+                       fmt::format("forced ties: {}: block {} is kept and block {} dropped although both hold the forced "
+                                   "score {:.9g} (contract: the lowest ids win)",
+                                   where, a, b, S[a]));
+        f.observed = ids;
+        fail(v, opt, std::move(f));
+        return false;
+      }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string Verdict::summary() const {
   std::string s = pass ? "PASS" : "FAIL";
   s += fmt::format(": {} (head,row) pairs checked, {} tie swaps within tau, {} failures", rows_checked, tie_swaps, failures);
+  if (!contract.empty()) s += " under " + contract;
   for (const auto& r : reports) s += "\n  " + r;
   if (failures > static_cast<std::int64_t>(reports.size()))
     s += fmt::format("\n  ... and {} more", failures - static_cast<std::int64_t>(reports.size()));
@@ -64,6 +109,8 @@ bool score_cell_written(const Expected& e, std::int64_t r, std::int64_t b) {
 
 Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOptions& opt) {
   Verdict v;
+  v.contract = opt.contract;
+  const Semantics& sem = opt.semantics;
   if (o.Hq != e.Hq || o.R != e.R || o.topk != e.topk ||
       static_cast<std::int64_t>(o.topk_idx.size()) != e.Hq * e.R * e.topk) {
     fail(v, opt, at("structure", -1, -1, -1, fmt::format("structure: topk_idx shape [{},{},{}] ({} values), expected [{},{},{}]", o.Hq, o.R, o.topk,
@@ -80,18 +127,23 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       const std::string where = fmt::format("head {} row {} (L={}, nb={})", h, r, c.seq_lens[r], nb);
       // Tier 1: min(topk, nb) distinct ascending ids in [0, nb), then -1.
       const std::int64_t k_eff = std::min(K, nb);
+      const bool descending = sem.order == IdOrder::score_descending;
+      // Score-descending kernels: the ids as a set are judged like ascending ones; their
+      // order is checked against the oracle's scores below.
+      std::vector<std::int32_t> sorted_ids = ids;
+      if (descending) std::sort(sorted_ids.begin(), sorted_ids.begin() + k_eff);
       bool ok = true;
       for (std::int64_t i = 0; i < K && ok; ++i) {
         if (i < k_eff)
-          ok = ids[i] >= 0 && ids[i] < nb && (i == 0 || ids[i] > ids[i - 1]);
+          ok = sorted_ids[i] >= 0 && sorted_ids[i] < nb && (i == 0 || sorted_ids[i] > sorted_ids[i - 1]) && ids[i] >= 0;
         else
           ok = ids[i] == -1;
       }
       if (!ok) {
         // An inactive row says why it is inactive: that is what a kernel got wrong.
         const std::string msg =
-            nb > 0 ? fmt::format("structure: {}: ids {} must be {} ascending distinct ids in [0,{}) then -1; expected {}",
-                                 where, ids, k_eff, nb, want)
+            nb > 0 ? fmt::format("structure: {}: ids {} must be {} {}distinct ids in [0,{}) then -1; expected {}",
+                                 where, ids, k_eff, descending ? "" : "ascending ", nb, want)
             : c.seq_lens[r] == 0
                 ? fmt::format("structure: head {} row {} inactive: seq_lens[{}]=0; expected all -1, observed {}", h, r, r, ids)
                 : fmt::format("structure: head {} row {} inactive: slot_ids[{}]={} is not a table row (table has {} rows, "
@@ -102,37 +154,51 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
         fail(v, opt, std::move(f));
         continue;
       }
-      if (nb <= K || ids == want) continue;
-      std::vector<std::int32_t> missing, extra;
-      std::set_difference(want.begin(), want.begin() + k_eff, ids.begin(), ids.begin() + k_eff, std::back_inserter(missing));
-      std::set_difference(ids.begin(), ids.begin() + k_eff, want.begin(), want.begin() + k_eff, std::back_inserter(extra));
-      if (opt.exact_ids) {
-        Failure f = at("exact ids", h, r, -1, fmt::format("exact ids: {}: expected {} observed {}", where, want, ids));
-        f.expected = want, f.observed = ids, f.missing = missing, f.extra = extra;
-        fail(v, opt, std::move(f));
-        continue;
-      }
-      // Tier 2: a valid selection is the top-k of some scores within tau of the oracle's:
-      // min over selected (S + tau) >= max over unselected (S - tau).
       const double* S = &e.score[e.at(h, r, 0)];
       const double* T = &e.tau[e.at(h, r, 0)];
-      std::set<std::int32_t> chosen(ids.begin(), ids.end());
-      double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
-      std::int32_t lo_b = -1, hi_b = -1;
       // Non-finite scores or bounds never widen what is accepted: such a block is judged
       // exactly (tau 0), so +inf - inf never becomes a NaN that drops out of the comparison.
       auto slack = [&](std::int32_t b) { return std::isfinite(S[b]) && std::isfinite(T[b]) ? T[b] : 0.0; };
+      if (descending && nb > K && !order_ok(ids, k_eff, S, slack, sem.nan_blocks, where, v, opt, h, r)) continue;
+      const bool nan_free = sem.nan_blocks == NanRank::lowest || std::none_of(S, S + nb, [](double x) { return std::isnan(x); });
+      if (nb <= K || (sorted_ids == want && nan_free)) {
+        if (nb > K && sem.forced_ties == ForcedTies::lowest_id) forced_ties_ok(sorted_ids, k_eff, nb, S, e, h, r, where, v, opt);
+        continue;
+      }
+      const std::vector<std::int32_t>& ids_set = sorted_ids;
+      std::vector<std::int32_t> missing, extra;
+      std::set_difference(want.begin(), want.begin() + k_eff, ids_set.begin(), ids_set.begin() + k_eff, std::back_inserter(missing));
+      std::set_difference(ids_set.begin(), ids_set.begin() + k_eff, want.begin(), want.begin() + k_eff, std::back_inserter(extra));
+      // Tier 3 (exact values: every real score distinct) is tier 2 with no slack: only blocks
+      // of exactly equal score -- forced ones -- may be swapped (any choice among equal forced
+      // scores is valid unless the contract says lowest id).
+      auto exact_slack = [&](std::int32_t b) { return opt.exact_ids ? 0.0 : slack(b); };
+      // Tier 2: a valid selection is the top-k of some scores within tau of the oracle's:
+      // min over selected (S + tau) >= max over unselected (S - tau). NaN blocks rank where
+      // the contract says; "unspecified" leaves them out on both sides (a selected NaN block
+      // only takes a place, the rest must still be the top of the finite blocks).
+      std::set<std::int32_t> chosen(ids_set.begin(), ids_set.end());
+      double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+      std::int32_t lo_b = -1, hi_b = -1;
       for (std::int32_t b = 0; b < nb; ++b) {
+        if (std::isnan(S[b]) && sem.nan_blocks == NanRank::unspecified) continue;
         if (chosen.count(b)) {
-          const double x = rank_value(S[b]) + slack(b);
+          const double x = rank_value(S[b], sem.nan_blocks) + exact_slack(b);
           if (x < lo) lo = x, lo_b = b;
         } else {
-          const double x = rank_value(S[b]) - slack(b);
+          const double x = rank_value(S[b], sem.nan_blocks) - exact_slack(b);
           if (x > hi) hi = x, hi_b = b;
         }
       }
       if (lo >= hi) {
-        ++v.tie_swaps;
+        if (sem.forced_ties == ForcedTies::lowest_id && !forced_ties_ok(ids_set, k_eff, nb, S, e, h, r, where, v, opt)) continue;
+        if (ids_set != want) ++v.tie_swaps;
+        continue;
+      }
+      if (opt.exact_ids) {
+        Failure f = at("exact ids", h, r, -1, fmt::format("exact ids: {}: expected {} observed {}", where, want, ids));
+        f.expected = want, f.observed = ids, f.missing = missing, f.extra = extra;
+        fail(v, opt, std::move(f));
         continue;
       }
       Failure f = at("ids", h, r, -1,
@@ -145,7 +211,7 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
     }
   }
 
-  if (o.has_scores && opt.check_scores) {
+  if (o.has_scores && opt.check_scores && sem.scores == ScoreBuffer::judged) {
     double worst = 0;
     std::string worst_at;
     for (std::int64_t h = 0; h < e.Hq; ++h)

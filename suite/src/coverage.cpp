@@ -294,13 +294,18 @@ bool reaches_witness(const Backend& b, const Condition& cond, const Case& witnes
 
 bool reaches(const Backend& b, const Condition& cond) { return reaches_witness(b, cond, generate(cond.witness, 1)); }
 
-Tally::Tally(const std::vector<Backend*>& backends)
-    : hit_(conditions().size(), 0), cases_(conditions().size(), 0) {
+Tally::Tally(const std::vector<Backend*>& backends, const std::vector<const Contract*>& contracts)
+    : hit_(conditions().size(), 0), cases_(conditions().size(), 0), outside_(conditions().size(), false) {
   std::vector<Case> witnesses;  // generated once, asked of every backend
   for (const auto& c : conditions()) witnesses.push_back(generate(c.witness, 1));
-  for (const Backend* b : backends) {
+  for (std::size_t k = 0; k < backends.size(); ++k) {
+    const Contract* contract = k < contracts.size() ? contracts[k] : nullptr;
     std::vector<bool> r;
-    for (std::size_t i = 0; i < witnesses.size(); ++i) r.push_back(reaches_witness(*b, conditions()[i], witnesses[i]));
+    for (std::size_t i = 0; i < witnesses.size(); ++i) {
+      bool reach = reaches_witness(*backends[k], conditions()[i], witnesses[i]);
+      if (reach && contract && !contract->admits(witnesses[i])) reach = false, outside_[i] = true;
+      r.push_back(reach);
+    }
     reach_.push_back(std::move(r));
   }
 }
@@ -321,7 +326,7 @@ std::vector<Tally::Row> Tally::rows() const {
   for (std::size_t i = 0; i < conditions().size(); ++i) {
     bool reachable = false;
     for (const auto& r : reach_) reachable |= r[i];
-    out.push_back({conditions()[i].name, conditions()[i].what, hit_[i], cases_[i], reachable});
+    out.push_back({conditions()[i].name, conditions()[i].what, hit_[i], cases_[i], reachable, !reachable && outside_[i]});
   }
   return out;
 }
@@ -332,6 +337,10 @@ std::string Tally::table() const {
     if (r.reachable)
       t += fmt::format("{:<26} {:>8} {:>6.1f}%  {}{}\n", r.name, r.hit, r.cases ? 100.0 * static_cast<double>(r.hit) / static_cast<double>(r.cases) : 0.0,
                        r.what, r.hit == 0 ? "  <- NEVER HIT" : "");
+  std::string outside;
+  for (const Row& r : rows())
+    if (r.outside_contract) outside += (outside.empty() ? "" : ", ") + r.name;
+  if (!outside.empty()) t += "unreachable under the contract (not misses): " + outside + "\n";
   return t + fmt::format("{} cases judged; conditions no backend of this run can reach are not listed\n", total_);
 }
 

@@ -1,11 +1,14 @@
 #include "ixo/default_suite.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <limits>
+#include <map>
 #include <random>
 
 #include "ixo/case_io.hpp"
@@ -13,6 +16,7 @@
 #include "ixo/fixture.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
+#include "ixo/stop.hpp"
 #include "ixo/suite_checks.hpp"
 
 namespace ixo {
@@ -79,42 +83,70 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
     if (b->available(&why)) backends.push_back(b);
     else result.unavailable.push_back(b->name() + ": " + why);
   }
+  stop::StopScope scope(std::numeric_limits<double>::infinity(), opt.poll);
+  // Each backend is judged inside its contract (the caller's, else its own from the registry).
+  std::map<const Backend*, CheckOptions> check_opt;
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("ixo-suite-{}", std::random_device{}());
+  for (Backend* b : backends) {
+    CheckOptions& c = check_opt[b];
+    c.contract = std::make_shared<const Contract>(opt.contract ? *opt.contract : named_contract(b->traits().contract));
+    c.property_cases = opt.property_cases;
+    c.seed = opt.seed;
+    result.contracts.push_back(b->name() + ": " + c.contract->label());
+  }
   // Backends that declare a bitwise twin (traits) must equal it bit for bit.
   std::vector<std::pair<Backend*, std::unique_ptr<Backend>>> twins;
   for (Backend* b : backends)
     if (auto t = make_bitwise_twin(*b); t && t->available()) twins.emplace_back(b, std::move(t));
 
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("ixo-suite-{}", std::random_device{}());
   auto& rows = result.rows;
-  const CheckOptions cases_opt;  // the matrix and fixtures write no files here
   for (const auto& group : suite_groups()) {
+    if (stop::stopping()) break;
     const std::vector<JudgedCase> cases = group_cases(group);
     if (opt.self_tests) self_test_rows(group, cases, tmp, rows);
-    for (Backend* b : backends) rows.push_back(check_cases(*b, group, cases, cases_opt));
+    for (Backend* b : backends) rows.push_back(check_cases(*b, group, cases, check_opt[b]));  // the matrix writes no files
     for (auto& [b, twin] : twins) rows.push_back(check_twin_cases(*b, *twin, group, cases));
   }
 
-  if (opt.fixtures) {
+  if (opt.fixtures && !stop::stopping()) {
     std::vector<JudgedCase> fixtures;
     for (const auto& f : list_fixtures()) fixtures.push_back(fixture_case(load_fixture(f)));
-    for (Backend* b : backends) rows.push_back(check_cases(*b, "fixtures", fixtures, cases_opt));
+    for (Backend* b : backends) rows.push_back(check_cases(*b, "fixtures", fixtures, check_opt[b]));
   }
 
   if (opt.properties) {
-    CheckOptions prop_opt;
-    prop_opt.property_cases = opt.property_cases;
-    prop_opt.seed = opt.seed;
-    prop_opt.failure_dir = opt.out_dir.empty() ? (tmp.string() + "-failures") : opt.out_dir;
-    for (Backend* b : backends)
+    for (Backend* b : backends) {
+      CheckOptions prop_opt = check_opt[b];
+      prop_opt.failure_dir = opt.out_dir.empty() ? (tmp.string() + "-failures") : opt.out_dir;
       for (const auto& p : suite_properties())
-        if (!p.in_tree_only || b->in_tree()) rows.push_back(check_property(*b, p, prop_opt));
-    for (auto& [b, twin] : twins) rows.push_back(check_twin_property(*b, *twin, prop_opt));
+        if ((!p.in_tree_only || b->in_tree()) && !stop::stopping()) rows.push_back(check_property(*b, p, prop_opt));
+    }
+    for (auto& [b, twin] : twins)
+      if (!stop::stopping()) rows.push_back(check_twin_property(*b, *twin, check_opt[b]));
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);
 
+  result.interrupted = stop::interrupted();
   for (const auto& r : rows) result.passed &= r.status != "FAIL";
+  // A backend that judged nothing passed nothing: all its cases skipped (or outside its contract).
+  for (Backend* b : backends) {
+    int judged = 0;
+    for (const auto& r : rows)
+      if (r.backend == b->name()) judged += r.cases;
+    if (judged == 0) result.nothing_judged.push_back(b->name());
+  }
+  if (backends.empty()) result.nothing_judged.push_back("(no backend can run here)");
+  result.passed = result.passed && result.nothing_judged.empty() && !result.interrupted;
   return result;
+}
+
+std::string SuiteResult::outcome() const {
+  for (const auto& r : rows)
+    if (r.status == "FAIL") return "FAIL";
+  if (interrupted) return "INTERRUPTED";
+  if (!nothing_judged.empty()) return "NOTHING JUDGED";
+  return "PASS";
 }
 
 std::string SuiteResult::table(bool failures_only) const {
@@ -133,19 +165,28 @@ std::string SuiteResult::table(bool failures_only) const {
     if (r.status != "PASS")
       for (const auto& m : r.reports) s += "    " + m + "\n";
   }
-  s += fmt::format("\n{} PASS, {} FAIL, {} SKIP (skipped rows and cases are not passes) -> {}\n", n_pass, n_fail, n_skip,
-                   passed ? "PASS" : "FAIL");
+  for (const auto& c : contracts) s += "judged under " + c + "\n";
+  s += fmt::format("\n{} PASS, {} FAIL, {} SKIP (skipped rows and cases are not passes) -> {}\n", n_pass, n_fail, n_skip, outcome());
+  if (!nothing_judged.empty())
+    s += fmt::format("NOTHING JUDGED: {} judged no case (every case skipped or outside the contract); a run that judged "
+                     "nothing is not a pass\n", fmt::join(nothing_judged, ", "));
+  if (interrupted) s += "INTERRUPTED: Ctrl-C stopped the run; the rows above are what ran\n";
   return s;
 }
 
 nlohmann::json SuiteResult::json() const {
   nlohmann::json j;
   j["pass"] = passed;
+  j["outcome"] = outcome();
+  if (!nothing_judged.empty()) j["reason"] = "nothing judged: " + fmt::format("{}", fmt::join(nothing_judged, ", "));
+  j["nothing_judged"] = nothing_judged;
+  j["interrupted"] = interrupted;
+  j["contracts"] = contracts;
   j["unavailable"] = unavailable;
   j["rows"] = nlohmann::json::array();
   for (const auto& r : rows)
     j["rows"].push_back({{"backend", r.backend}, {"group", r.group}, {"status", r.status}, {"cases", r.cases},
-                         {"skipped", r.skipped}, {"rows_checked", r.checked}, {"tie_swaps", r.tie_swaps},
+                         {"skipped", r.skipped}, {"outside", r.outside}, {"rows_checked", r.checked}, {"tie_swaps", r.tie_swaps},
                          {"failures", r.failures}, {"seconds", r.seconds}, {"reports", r.reports}});
   return j;
 }

@@ -3,6 +3,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "backend.hpp"
+#include "ixo/stop.hpp"
+
 namespace rc::detail {
 // Defined in librapidcheck (serialization of the reproduce map), not declared in its headers.
 std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
@@ -18,6 +21,19 @@ class QuietListener : public rc::detail::TestListener {
   void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
+
+// RapidCheck's failure description is "FILE:LINE:\nRC_FAIL(expr)\n\nmessage": people get the
+// message only (no macro text, no source path).
+std::string people_description(const std::string& d) {
+  const auto first_nl = d.find('\n');
+  if (first_nl == std::string::npos || first_nl == 0 || d[first_nl - 1] != ':') return d;
+  const auto blank = d.find("\n\n", first_nl);
+  if (blank == std::string::npos) {
+    const auto second_nl = d.find('\n', first_nl + 1);
+    return second_nl == std::string::npos ? std::string("(no message)") : d.substr(second_nl + 1);
+  }
+  return d.substr(blank + 2);
+}
 
 }  // namespace
 
@@ -48,8 +64,14 @@ PropertyResult run_property(const std::string& id, int cases, std::uint64_t seed
   std::optional<props::Drawn> failing;
   auto wrapped = [&] {
     props::forget_drawn();
+    // Out of time or interrupted: the remaining cases and shrink steps pass without running
+    // (the caller counts judged cases itself and reports the stop).
+    if (stop::stopping()) return;
     try {
       body();
+    } catch (const Interrupted&) {
+      stop::interrupt();
+      return;
     } catch (const rc::detail::CaseResult& r) {
       if (r.type == rc::detail::CaseResult::Type::Failure) failing = props::last_drawn();
       throw;
@@ -71,7 +93,8 @@ PropertyResult run_property(const std::string& id, int cases, std::uint64_t seed
     const auto& f = result.template get<rc::detail::FailureResult>();
     out.status = PropertyResult::Status::failed;
     out.cases = f.numSuccess;
-    out.description = f.description;
+    out.shrinks = static_cast<int>(f.reproduce.shrinkPath.size());
+    out.description = people_description(f.description);
     out.reproduce = rc::detail::reproduceMapToString({{md.id, f.reproduce}});
     out.counterexample = failing;
   } else {

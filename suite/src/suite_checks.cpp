@@ -10,6 +10,7 @@
 #include "ixo/metamorphic_properties.hpp"
 #include "ixo/oracle.hpp"
 #include "ixo/property_runner.hpp"
+#include "ixo/stop.hpp"
 
 namespace ixo {
 
@@ -20,12 +21,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::string file_safe(std::string s) {
-  for (auto& ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
-  return s;
-}
-
 // A failing case of the matrix or a fixture as a regression directory, named in the row.
 void write_failing_case(SuiteRow& row, const Backend& b, const JudgedCase& jc, const Verdict& v, const CheckOptions& opt) {
   if (opt.failure_dir.empty()) {
@@ -33,10 +28,11 @@ void write_failing_case(SuiteRow& row, const Backend& b, const JudgedCase& jc, c
     return;
   }
   Regression reg;
-  reg.dir = (fs::path(opt.failure_dir) / file_safe(jc.label)).string();
+  reg.dir = unique_regression_dir(opt.failure_dir, b.name(), jc.label, jc.seed);
   reg.backend = b.name();
   reg.what = jc.label;
   reg.report = v.summary();
+  if (opt.contract && opt.contract->name != "spec") reg.contract_json = contract_to_json(*opt.contract);
   if (jc.spec) write_regression(reg, *jc.spec, jc.seed);
   else write_case_regression(reg, jc.c, jc.exact);
   row.reports.push_back(fmt::format("  in {}: case written to {}; replay: {}", jc.label, reg.dir, replay_command(reg.dir, reg.backend)));
@@ -55,6 +51,7 @@ void SuiteRow::absorb(const Verdict& v) {
 void SuiteRow::finish(double secs) {
   seconds = secs;
   if (failures) status = "FAIL";
+  else if (cases == 0 && skipped == 0 && outside > 0) status = "OUTSIDE";
   else if (cases == 0) status = "SKIP";
 }
 
@@ -93,17 +90,29 @@ SuiteRow check_cases(Backend& b, const std::string& group, const std::vector<Jud
   SuiteRow row{b.name(), group};
   const auto t0 = Clock::now();
   for (const JudgedCase& jc : cases) {
+    if (stop::stopping()) break;
     std::string why;
+    if (opt.contract && opt.contract->refuses(jc.c)) {
+      ++row.outside;
+      continue;
+    }
     if (!b.supports(jc.c, &why)) {
       ++row.skipped;
       if (row.reports.empty()) row.reports.push_back("unsupported: " + why);
       continue;
     }
     JudgeOptions j;
+    if (opt.contract) j.semantics = opt.contract->semantics, j.contract = opt.contract->label();
     j.exact_ids = jc.exact;
     j.check_poison = true;  // run_and_judge keeps it for in-tree backends only
     j.poison_bits = opt.run.score_poison_bits;
-    const CaseRun run = run_and_judge(b, jc.c, jc.e, j, opt.run);
+    CaseRun run;
+    try {
+      run = run_and_judge(b, jc.c, jc.e, j, opt.run);
+    } catch (const Interrupted&) {  // Ctrl-C inside the kernel: stop, neither pass nor failure
+      stop::interrupt();
+      break;
+    }
     if (run.skipped) {
       ++row.skipped;
       if (row.reports.empty()) row.reports.push_back("unsupported: " + run.skip_reason);
@@ -121,12 +130,16 @@ SuiteRow check_twin_cases(Backend& b, Backend& twin, const std::string& group, c
   SuiteRow row{b.name() + "==" + twin.name(), group};
   const auto t0 = Clock::now();
   for (const JudgedCase& jc : cases) {
+    if (stop::stopping()) break;
     if (!b.supports(jc.c) || !twin.supports(jc.c)) continue;
     Verdict v;
     try {
       v = compare_bitwise(b.run(jc.c), twin.run(jc.c));
     } catch (const Unsupported&) {
       continue;
+    } catch (const Interrupted&) {
+      stop::interrupt();
+      break;
     } catch (const KernelFailure& f) {
       v = kernel_failure_verdict(f.what());
     }
@@ -143,22 +156,26 @@ namespace {
 SuiteRow property_row(const Backend& b, const std::string& name, const CheckOptions& opt, const std::function<void()>& body) {
   SuiteRow row{b.name(), "prop:" + name};
   const auto t0 = Clock::now();
+  props::set_contract(opt.contract);
   const PropertyResult r = run_property("suite/" + b.name() + "/" + name, opt.property_cases, opt.seed, body);
+  props::set_contract(nullptr);
   row.cases = r.cases;
+  if (stop::interrupted()) row.cases = 0;  // the cases after the interrupt passed without running
   if (r.status == PropertyResult::Status::failed) {
     row.failures = 1;
     std::string where = "(no drawn case to write)";
     if (r.counterexample && !opt.failure_dir.empty()) {
       Regression reg;
-      reg.dir = (fs::path(opt.failure_dir) / fmt::format("prop-{}-{}", name, r.counterexample->seed)).string();
+      reg.dir = unique_regression_dir(opt.failure_dir, b.name(), "prop-" + name, r.counterexample->seed);
       reg.backend = b.name();
       reg.what = fmt::format("property {} (ixo check --seed {})", name, opt.seed);
-      reg.report = r.message;
+      reg.report = r.description;
+      if (opt.contract && opt.contract->name != "spec") reg.contract_json = contract_to_json(*opt.contract);
       write_regression(reg, r.counterexample->spec, r.counterexample->seed);
       where = reg.dir;
     }
     row.reports.push_back("shrunk case written to " + where + "; replay: " + replay_command(where, b.name()));
-    row.reports.push_back(r.message);
+    row.reports.push_back(fmt::format("after {} passing cases and {} shrinks: {}", r.cases, r.shrinks, r.description));
   } else if (r.status == PropertyResult::Status::gave_up) {
     row.reports.push_back("gave up (too many unsupported cases): " + r.message);
   }

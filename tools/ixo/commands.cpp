@@ -11,6 +11,7 @@
 
 #include "ixo/case_io.hpp"
 #include "ixo/case_run.hpp"
+#include "ixo/contract.hpp"
 #include "ixo/error.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
@@ -68,11 +69,39 @@ void print_packing_note(const Args& a, const Case& c) {
   if (!note.empty() && !a.json) fmt::print("note: {} (packed kernels only; every row is judged by its own semantics)\n", note);
 }
 
+// The contract a command judges under: --contract, else CASE/contract.json (written with a
+// regression found under a contract), else none (each backend's own / the spec).
+std::optional<Contract> contract_of(const Args& a) {
+  if (!a.contract.empty()) return load_contract(a.contract);
+  if (!a.case_dir.empty()) {
+    const auto file = std::filesystem::path(a.case_dir) / "contract.json";
+    if (std::filesystem::exists(file)) return load_contract(file.string());
+  }
+  return std::nullopt;
+}
+
+JudgeOptions judge_options_under(const std::optional<Contract>& contract) {
+  JudgeOptions opt;
+  if (contract) opt.semantics = contract->semantics, opt.contract = contract->label();
+  return opt;
+}
+
+// Exit code of an outcome: PASS 0; FAIL and NOTHING JUDGED 1; INTERRUPTED 3.
+int exit_code(const std::string& outcome) {
+  if (outcome == "PASS") return 0;
+  if (outcome == "INTERRUPTED") {
+    fmt::print(stderr, "ixo: interrupted (Ctrl-C): the run stopped early; what ran is reported above\n");
+    return 3;
+  }
+  return 1;
+}
+
 // `ixo check CASE --backend B...`: each backend on one case (a regression replay).
 int check_case_with_backends(const Args& a) {
   const Case c = load_case(a.case_dir);
   print_packing_note(a, c);
   const bool exact = a.exact || std::filesystem::exists(std::filesystem::path(a.case_dir) / "exact_ids");
+  const std::optional<Contract> given = contract_of(a);
   const Expected e = oracle(c);
   bool pass = true;
   int judged = 0;
@@ -84,7 +113,13 @@ int check_case_with_backends(const Args& a) {
       j[b->name()] = {{"skipped", why}};
       continue;
     }
-    JudgeOptions opt;
+    const Contract contract = given ? *given : named_contract(b->traits().contract);
+    if (const auto outside = contract.refuses(c)) {
+      fmt::print("OUTSIDE {}: the case lies outside {}: {} (not run)\n", b->name(), contract.label(), *outside);
+      j[b->name()] = {{"outside_contract", *outside}};
+      continue;
+    }
+    JudgeOptions opt = judge_options_under(contract);
     opt.exact_ids = exact;
     opt.check_poison = true;
     const CaseRun r = run_and_judge(*b, c, e, opt);
@@ -101,6 +136,16 @@ int check_case_with_backends(const Args& a) {
   if (judged == 0 && !a.json) fmt::print("no backend judged this case (skips are not passes) -> FAIL\n");
   if (a.json) std::cout << nlohmann::json{{"pass", pass && judged > 0}, {"backends", j}}.dump(2) << "\n";
   return pass && judged > 0 ? 0 : 1;
+}
+
+// Checks before any work that FILE can be written (and leaves no file behind).
+void require_writable_file(const std::string& path, const std::string& field) {
+  const bool existed = std::filesystem::exists(path);
+  {
+    std::ofstream f(path, std::ios::app);
+    if (!f) throw InputError(field, "cannot write '" + path + "'");
+  }
+  if (!existed) std::filesystem::remove(path);
 }
 
 // `ixo fuzz --coverage [--json FILE]`: the table of reachable conditions, and the JSON file.
@@ -160,7 +205,11 @@ int check(const Args& a) {
       const Case c = load_case(a.case_dir);
       print_packing_note(a, c);
       const Observed o = load_observed(c, a.topk_file, a.scores_file);
-      JudgeOptions opt;
+      const std::optional<Contract> contract = contract_of(a);
+      if (contract)
+        if (const auto outside = contract->refuses(c))
+          throw InputError("case", "lies outside " + contract->label() + ": " + *outside);
+      JudgeOptions opt = judge_options_under(contract);
       opt.exact_ids = a.exact;
       const Verdict v = judge(c, oracle(c), o, opt);
       if (a.json) std::cout << verdict_json(v).dump(2) << "\n";
@@ -178,10 +227,11 @@ int check(const Args& a) {
   SuiteOptions opt = a.suite;
   opt.self_tests = all;
   opt.properties = !a.no_properties;
+  opt.contract = contract_of(a);
   const SuiteResult r = run_suite(pointers_of(backends), opt);
   if (a.json) std::cout << r.json().dump(2) << "\n";
   else fmt::print("{}", r.table(a.failures_only));
-  return r.passed ? 0 : 1;
+  return exit_code(r.outcome());
 }
 
 int fuzz(Args a) {
@@ -196,10 +246,19 @@ int fuzz(Args a) {
   if (a.fuzz.shards < 1 || a.fuzz.shard < 0 || a.fuzz.shard >= a.fuzz.shards)
     throw InputError("--shard", "expected 0 <= i < n, got '" + a.shard + "'");
   if (!a.fuzz_json.empty()) a.fuzz.coverage = true;
+  a.fuzz.contract = contract_of(a);
+  if (!a.fuzz_json.empty()) require_writable_file(a.fuzz_json, "--json");
   const auto backends = make_backends(a.backends.empty() ? backend_names() : a.backends, a.backend_opt);
-  const FuzzResult r = run_fuzz(pointers_of(backends), a.fuzz, [](const std::string& m) { fmt::print("{}\n", m); });
+  FuzzResult r;
+  try {
+    r = run_fuzz(pointers_of(backends), a.fuzz, [](const std::string& m) { fmt::print("{}\n", m); });
+  } catch (const InputError& e) {
+    const std::string what = e.what();  // "field: message": renamed to the flag that carries the value
+    throw InputError("--" + e.field(), what.substr(std::min(what.size(), e.field().size() + 2)));
+  }
+  for (const auto& c : r.contracts) fmt::print("judged under {}\n", c);
   if (r.coverage) write_coverage(*r.coverage, r, a.fuzz_json);
-  return r.failures.empty() ? 0 : 1;
+  return exit_code(r.outcome());
 }
 
 int list() {

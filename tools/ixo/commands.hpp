@@ -12,7 +12,7 @@
 namespace ixo::cli {
 
 struct Args {
-  std::string out, case_dir, topk_file, scores_file, backend, plot_dir, shard = "0/1", fuzz_json;
+  std::string out, case_dir, topk_file, scores_file, backend, plot_dir, shard = "0/1", fuzz_json, contract;
   std::vector<std::string> backends;
   BackendOptions backend_opt;
   bool json = false, exact = false, failures_only = false, no_properties = false;

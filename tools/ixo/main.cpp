@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <csignal>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,35 @@ CLI::Option* add_backends(CLI::App* app, std::vector<std::string>& into, const s
       ->allow_extra_args(false);
 }
 
+// A seed: a whole number >= 0 (CLI11 would wrap "-5" into an unsigned option silently).
+const CLI::Validator kSeed(
+    [](std::string& v) -> std::string {
+      std::size_t used = 0;
+      long long x = -1;
+      try {
+        x = std::stoll(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size() || x < 0) return "must be a whole number >= 0, got '" + v + "'";
+      return "";
+    },
+    "SEED>=0");
+
+// Ctrl-C: the run stops at the next case (an exec: command is killed) and reports what ran.
+// A second Ctrl-C ends the process at once.
+void on_sigint(int) {
+  if (ixo::interrupt_flag().exchange(true)) std::_Exit(130);
+}
+
+void install_sigint_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns
+  sigaction(SIGINT, &sa, nullptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,11 +67,11 @@ int main(int argc, char** argv) {
 
   ixo::cli::Args a;
   std::string preset_name;
-  std::uint64_t gen_seed = 1;
+  std::int64_t gen_seed = 1, suite_seed = static_cast<std::int64_t>(a.suite.seed), fuzz_seed = 1;
 
   auto* gen = app.add_subcommand("gen", "write a generated case directory");
   gen->add_option("--preset", preset_name, "preset name (ixo list)")->required();
-  gen->add_option("--seed", gen_seed, "generator seed");
+  gen->add_option("--seed", gen_seed, "generator seed (>= 0)")->check(kSeed);
   gen->add_option("--out", a.out, "output directory")->required();
 
   auto* ref = app.add_subcommand("ref", "write the oracle's topk_idx.npy and scores.npy");
@@ -66,15 +96,18 @@ int main(int argc, char** argv) {
   check->add_flag("--failures-only", a.failures_only, "suite: print only failing rows");
   check->add_flag("--no-properties", a.no_properties, "suite: skip the property rows");
   check->add_option("--property-cases", a.suite.property_cases, "suite: cases per property and backend");
-  check->add_option("--seed", a.suite.seed, "suite: property seed");
+  check->add_option("--seed", suite_seed, "suite: property seed (>= 0)")->check(kSeed);
+  check->add_option("--contract", a.contract, "judge inside this contract: a name (spec, sglang-triton-decode, ixo-native, ixo-cp) or a JSON file (docs/contracts.md)");
   check->add_option("--out", a.suite.out_dir, "suite: where shrunk property failures are written (default: a temp folder)");
 
   a.fuzz.out_dir = IXO_REGRESSIONS_DIR;
   auto* fuzz = app.add_subcommand("fuzz", "random seeds under a time budget; failing cases are shrunk and saved");
-  fuzz->add_option("--seconds", a.fuzz.seconds, "time budget");
+  fuzz->add_option("--seconds", a.fuzz.seconds, "time budget (> 0): returns within it plus one case");
   add_backends(fuzz, a.backends, "backend(s) to fuzz (default: all available)");
   fuzz->add_option("--exec-timeout", a.backend_opt.exec_timeout_s, "seconds an exec: backend may take per case");
-  fuzz->add_option("--seed", a.fuzz.seed, "first seed");
+  fuzz->add_option("--seed", fuzz_seed, "first seed (>= 0)")->check(kSeed);
+  fuzz->add_option("--contract", a.contract, "draw and judge inside this contract: a name or a JSON file (default: each backend's own)");
+  fuzz->add_option("--shapes", a.fuzz.shapes, "keep compile-time parameters (block size, D, heads, topk, dtype, score, pack) to N tuples (JIT kernels; 0: unlimited)");
   fuzz->add_option("--shard", a.shard, "i/n: this process takes seeds seed+i, seed+i+n, ...");
   fuzz->add_option("--cases", a.fuzz.cases_per_seed, "cases per seed");
   fuzz->add_option("--preset", a.fuzz.presets, "draw only from these presets (repeatable)")->allow_extra_args(false);
@@ -105,13 +138,16 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  a.suite.seed = static_cast<std::uint64_t>(suite_seed);
+  a.fuzz.seed = static_cast<std::uint64_t>(fuzz_seed);
+  if (*fuzz || *check) install_sigint_handler();
   a.given = [&](const char* flag) {
     for (auto* sub : {check, fuzz, run})
       if (*sub && sub->count(flag)) return true;
     return false;
   };
   try {
-    if (*gen) return ixo::cli::gen(preset_name, gen_seed, a.out);
+    if (*gen) return ixo::cli::gen(preset_name, static_cast<std::uint64_t>(gen_seed), a.out);
     if (*ref) return ixo::cli::ref(a.case_dir, a.out);
     if (*run) return ixo::cli::run(a);
     if (*check) return ixo::cli::check(a);

@@ -4,8 +4,10 @@
 #pragma once
 #include <rapidcheck.h>
 
+#include <memory>
 #include <ostream>
 
+#include "ixo/contract.hpp"
 #include "ixo/generate.hpp"
 
 namespace ixo {
@@ -19,6 +21,17 @@ namespace gen {
 
 // A prefix length: mostly m*bs + {-2,-1,0,+1} (rows straddling block boundaries), else anywhere.
 rc::Gen<std::int64_t> prefix(int block_size, std::int64_t max_prefix);
+
+// The compile-time parameters of a JIT kernel (Triton recompiles for each new tuple):
+// block size, head dim, heads, topk, K dtype, score type and the pack P. `ixo fuzz --shapes
+// N` keeps a run to N of them and varies everything else.
+struct ShapeKey {
+  int block_size = 128, D = 128, Hq = 1, Hk = 1, topk = 16, pack = 1;
+  KDtype k_dtype = KDtype::bf16;
+  ScoreType score_type = ScoreType::max;
+  bool operator==(const ShapeKey&) const = default;
+};
+ShapeKey shape_key(const GenSpec& s, Packing packing);
 
 struct Knobs {
   int max_requests = 8;
@@ -40,7 +53,15 @@ struct Knobs {
   // NaN/Inf codes too (with fp8_specials): a NaN logit makes its block NaN, a +inf one +inf,
   // max and lse, in the oracle and the kernels alike (docs/semantics.md "Scores").
   bool fp8_nonfinite = true;
+  // The kernel's contract (null: the spec): every drawn case lies inside its domain, and
+  // shrinking stays inside (each choice is drawn from the contract's own ranges).
+  std::shared_ptr<const Contract> contract;
+  // Non-empty: every case takes one of these compile-time tuples (compile-aware fuzzing).
+  std::shared_ptr<const std::vector<ShapeKey>> shapes;
 };
+
+// Up to n distinct shape tuples drawn inside k's contract (deterministic in seed).
+std::vector<ShapeKey> draw_shapes(const Knobs& k, int n, std::uint64_t seed);
 
 // The whole case description: requests, draft rows, Hq:Hk, D, block size, dtype,
 // scales, score type, init/local, topk, slot permutation, aliases, padding, inactive, and

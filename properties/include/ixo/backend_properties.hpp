@@ -7,6 +7,7 @@
 
 #include "backend.hpp"
 #include "ixo/arbitrary.hpp"
+#include "ixo/verdict.hpp"
 
 namespace ixo::props {
 
@@ -15,6 +16,11 @@ namespace ixo::props {
 // of those presets (the seed shrinks).
 Case draw_case(std::initializer_list<const Backend*> backends, gen::Knobs k = {});
 void set_presets(std::vector<std::string> names);  // empty = gen::spec (this thread)
+// The contract the bodies draw inside and judge under (this thread; null: the spec). A
+// preset case outside it is discarded, never run.
+void set_contract(std::shared_ptr<const Contract> c);
+const std::shared_ptr<const Contract>& current_contract();
+JudgeOptions contract_judge_options();  // the contract's semantics and label
 
 // The spec and seed of the case the current property body drew last (this thread): the
 // runner saves it as a regression directory when the body fails.

@@ -2,6 +2,7 @@
 // and properties).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "ixo/case.hpp"
 
@@ -15,5 +16,9 @@ Case relabel_slots(const Case& c, std::uint64_t seed);
 // row of row 0's request with short lengths 2..P+1 (graph padding style), and `inactive`
 // groups whose slot id lies past the table. Rows 0..R-1 keep their inputs.
 Case append_rows(const Case& c, int padding, int inactive);
+
+// The case with only the given rows (in that order); the table, K and config are kept. Used
+// to reduce a failing case to the rows that fail.
+Case keep_rows(const Case& c, const std::vector<std::int64_t>& rows);
 
 }  // namespace ixo

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ixo/case.hpp"
+#include "ixo/contract.hpp"
 #include "ixo/observed.hpp"
 #include "ixo/oracle.hpp"
 
@@ -18,6 +19,10 @@ struct JudgeOptions {
   bool check_poison = false;     // tier 4: cells outside the written region keep the poison
   std::uint32_t poison_bits = kScorePoisonBits;
   int max_reports = 8;           // failures printed in full
+  // The kernel's contract: its semantic options are judged exactly (NaN blocks, equal forced
+  // scores, id order, score buffer); `contract` names it in the report ("" = the spec).
+  Semantics semantics;
+  std::string contract;
 };
 
 // One failure in structured form (the same facts as its report line).
@@ -36,6 +41,7 @@ struct Verdict {
   std::int64_t failures = 0;         // failing (head,row) pairs or cells
   std::vector<std::string> reports;  // first max_reports failures, exact
   std::vector<Failure> details;      // the same failures, structured
+  std::string contract;              // the contract judged under ("" = the spec)
   std::string summary() const;
 };
 

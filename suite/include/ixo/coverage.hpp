@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "ixo/contract.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
 
@@ -38,12 +39,15 @@ bool reaches(const Backend& b, const Condition& cond);
 // that reach it.
 class Tally {
  public:
-  explicit Tally(const std::vector<Backend*>& backends);
+  // contracts[i] (optional, may be null): backend i's contract; a condition whose witness
+  // lies outside it is unreachable for that backend (shown, never counted as a miss).
+  explicit Tally(const std::vector<Backend*>& backends, const std::vector<const Contract*>& contracts = {});
   void add(std::size_t backend_index, const Case& c, const Expected& e);
   struct Row {
     std::string name, what;
     long hit = 0, cases = 0;  // cases: run by backends that reach the condition
     bool reachable = false;   // some backend of the run reaches it
+    bool outside_contract = false;  // unreachable because its witness lies outside the contracts
   };
   std::vector<Row> rows() const;
   long cases() const { return total_; }
@@ -55,6 +59,7 @@ class Tally {
  private:
   std::vector<std::vector<bool>> reach_;  // [backend][condition]
   std::vector<long> hit_, cases_;
+  std::vector<bool> outside_;  // some backend would reach it but its contract excludes the witness
   long total_ = 0;
 };
 

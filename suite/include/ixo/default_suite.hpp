@@ -4,12 +4,15 @@
 // packed kernels. `ixo check` and indexer_oracle.suite() print its table.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
 #include "ixo/case.hpp"
+#include "ixo/contract.hpp"
 #include "ixo/verdict.hpp"
 
 namespace ixo {
@@ -26,12 +29,14 @@ struct SuiteOptions {
   int property_cases = 12;      // cases per property and backend
   std::uint64_t seed = 20261201;
   std::string out_dir;          // shrunk property failures are written here ("" = a temporary folder)
+  std::optional<Contract> contract;  // judged under (none: each backend's own, "spec" for outside kernels)
+  std::function<bool()> poll;   // extra interrupt check between cases (Python signals)
 };
 
 struct SuiteRow {
   SuiteRow(std::string b, std::string g) : backend(std::move(b)), group(std::move(g)) {}
-  std::string backend, group, status = "PASS";  // PASS, FAIL or SKIP (never counted as a pass)
-  int cases = 0, skipped = 0;
+  std::string backend, group, status = "PASS";  // PASS, FAIL, SKIP (never a pass) or OUTSIDE (the contract excludes every case)
+  int cases = 0, skipped = 0, outside = 0;
   std::int64_t checked = 0, tie_swaps = 0, failures = 0;
   double seconds = 0;
   std::vector<std::string> reports;
@@ -40,7 +45,11 @@ struct SuiteRow {
 };
 
 struct SuiteResult {
-  bool passed = true;
+  bool passed = true;                    // no failure, not interrupted, and every backend judged >= 1 case
+  bool interrupted = false;              // Ctrl-C stopped the run
+  std::vector<std::string> nothing_judged;  // backends that judged no case at all (every case skipped)
+  std::vector<std::string> contracts;    // "backend: contract label", one per backend run
+  std::string outcome() const;           // PASS, FAIL, NOTHING JUDGED or INTERRUPTED
   std::vector<std::string> unavailable;  // "name: why", one line per backend that cannot run here
   std::vector<SuiteRow> rows;
   std::string table(bool failures_only = false) const;  // as `ixo check` prints it

@@ -3,12 +3,14 @@
 // both loops over these; neither repeats a judging loop of its own.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
 #include "ixo/case.hpp"
+#include "ixo/contract.hpp"
 #include "ixo/default_suite.hpp"
 #include "ixo/fixture.hpp"
 #include "ixo/generate.hpp"
@@ -44,6 +46,7 @@ struct CheckOptions {
   std::uint64_t seed = 20261201;
   std::string failure_dir;       // "" = failing cases are not written
   RunOptions run;                // the launch options of every run (poison bits, ...)
+  std::shared_ptr<const Contract> contract;  // judged under (null: the spec); cases outside are not run
 };
 
 // Each returns one table row (status PASS, FAIL or SKIP, never a pass for a skip). A
