@@ -262,9 +262,9 @@ def test_exact_ties_prefer_higher_ids_and_still_pass():
 
 
 # ----------------------------------------------------------------------------------------------- Part 2
-# CONTRACT API: these tests use io.fuzz(..., contract="sglang-triton-decode", seeds=N), which the lead is
-# landing in python/indexer_oracle/ in parallel. They fail (TypeError: unexpected keyword) until it exists.
-SEEDS = 200
+# Fuzzing inside the contract: a fixed amount of work (seed counts, never a time budget). The two-minute
+# clean run of issue 22 is a command in docs/contracts.md (too long for the gate); its result is in NOTES.
+SEEDS = 40
 
 
 @pytest.mark.parametrize("bug", ["hk_packed_heads", "local0_group_length"])
@@ -273,10 +273,15 @@ def test_contract_fuzz_finds_each_planted_sglang_bug(bug, tmp_path):
     0 with straddling full groups) or a shrinker that cannot reduce it: fuzz must find the planted SGLang bug
     class inside the contract and shrink it to <= 4 rows."""
     r = io.fuzz(make_kernel(partial(flash_decode_with_topk_idx, bug=bug), packed=True, device=None),
-                contract="sglang-triton-decode", seeds=SEEDS, seconds=600, out=str(tmp_path))
+                contract="sglang-triton-decode", seeds=SEEDS, seconds=None, max_failures=1, out=str(tmp_path))
     assert r.failures, r.log
     shrunk = io.Case.load(r.failures[0])
     assert shrunk.R <= 4, (shrunk, r.report)
+    # the shrunk case still fails the planted kernel and passes the clean one (a real counterexample)
+    ids = make_kernel(partial(flash_decode_with_topk_idx, bug=bug), packed=True, device=None)(shrunk)
+    assert not io.check(shrunk, ids, contract="sglang-triton-decode").passed
+    io.assert_indexer(shrunk, make_kernel(flash_decode_with_topk_idx, packed=True, device=None)(shrunk),
+                      contract="sglang-triton-decode")
 
 
 def test_contract_fuzz_passes_the_clean_standin(tmp_path):
@@ -284,12 +289,12 @@ def test_contract_fuzz_passes_the_clean_standin(tmp_path):
     topk >= 128, e4m3fnuz, odd block sizes) or a judge that ranks NaN / breaks ties more strictly than the
     contract: the clean stand-in must pass every drawn case."""
     r = io.fuzz(make_kernel(flash_decode_with_topk_idx, packed=True, device=None), contract="sglang-triton-decode",
-                seeds=SEEDS, seconds=600, out=str(tmp_path), max_failures=1)
+                seeds=4, seconds=None, out=str(tmp_path), max_failures=1)
     assert r.passed and r.cases > 0, r.report
 
 
 def test_contract_fuzz_with_few_shapes_passes_the_clean_standin(tmp_path):
     """Catches a shapes=N limit that leaks a case outside the contract (or draws nothing)."""
     r = io.fuzz(make_kernel(flash_decode_with_topk_idx, packed=True, device=None), contract="sglang-triton-decode",
-                shapes=4, seeds=50, seconds=600, out=str(tmp_path))
+                shapes=4, seeds=6, seconds=None, out=str(tmp_path))
     assert r.passed and r.cases > 0, r.report

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 
 #include "ixo/arbitrary.hpp"
@@ -91,9 +92,10 @@ std::string shape_line(const Case& c) {
                      c.R ? *std::max_element(c.seq_lens.begin(), c.seq_lens.end()) : 0);
 }
 
-// The shrunk case reduced to the rows that fail: the first failing row alone, else its
-// aligned group of packed_queries rows; kept only when it stays inside the contract and
-// still fails. Returns the case and its verdict.
+// The shrunk case reduced to the rows that fail: the first failing row alone, else a chain of
+// 2..4 rows of its packed group around it (packed as a group of that many rows: a packed bug
+// needs the group's longer rows), else its aligned group; kept only when it stays inside the
+// contract and still fails. Returns the case and its verdict.
 std::pair<Case, Verdict> fewest_rows(Judging& j, Case c, Verdict v, bool exact, const RunOptions& run) {
   std::int64_t row = -1;
   for (const auto& f : v.details)
@@ -102,15 +104,30 @@ std::pair<Case, Verdict> fewest_rows(Judging& j, Case c, Verdict v, bool exact, 
       break;
     }
   if (row < 0 || c.R <= 1) return {std::move(c), std::move(v)};
-  std::vector<std::vector<std::int64_t>> tries = {{row}};
+  struct Try {
+    std::vector<std::int64_t> rows;
+    int pack;  // 0: keep the case's packed_queries
+  };
+  std::vector<Try> tries = {{{row}, 0}};
   const std::int64_t P = c.cfg.packed_queries;
-  if (P > 1 && (row / P + 1) * P <= c.R) {
-    std::vector<std::int64_t> group;
-    for (std::int64_t d = 0; d < P; ++d) group.push_back(row / P * P + d);
-    if (static_cast<std::int64_t>(group.size()) < c.R) tries.push_back(group);
+  if (P > 1) {
+    const std::int64_t g = row / P * P;
+    for (std::int64_t m = 2; m < P && m <= 4; ++m)
+      for (std::int64_t s = std::max(g, row - m + 1); s <= row && s + m <= std::min(g + P, c.R); ++s) {
+        Try t{{}, static_cast<int>(m)};
+        for (std::int64_t d = 0; d < m; ++d) t.rows.push_back(s + d);
+        tries.push_back(std::move(t));
+      }
+    if (g + P <= c.R && P < c.R) {
+      Try t{{}, 0};
+      for (std::int64_t d = 0; d < P; ++d) t.rows.push_back(g + d);
+      tries.push_back(std::move(t));
+    }
   }
-  for (const auto& rows : tries) {
-    Case sub = keep_rows(c, rows);
+  for (const auto& t : tries) {
+    if (stop::stopping()) break;
+    Case sub = keep_rows(c, t.rows);
+    if (t.pack) sub.cfg.packed_queries = t.pack;
     if (j.contract->refuses(sub) || !j.b->supports(sub)) continue;
     try {
       validate(sub);
@@ -223,6 +240,7 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
         Case c = std::move(*j.fail_case);
         Verdict v = std::move(j.fail_verdict);
         j.fail_case.reset();
+        const std::int64_t rows_before = c.R;
         if (!stop::stopping()) std::tie(c, v) = fewest_rows(j, std::move(c), std::move(v), exact, run);
         Regression reg;
         reg.dir = unique_regression_dir(o.out_dir, j.b->name(), "fuzz", seed);
@@ -237,6 +255,8 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
           }
         reg.report = v.summary();
         write_case_regression(reg, c, exact, static_cast<std::int64_t>(r.counterexample->seed));
+        if (c.R == rows_before)  // not reduced: the generator spec and seed rebuild the case
+          std::ofstream(std::filesystem::path(reg.dir) / "spec.json") << spec_to_json(r.counterexample->spec);
         where = reg.dir;
         res.failures.push_back(where);
         msg = fmt::format("FAIL {} (fuzz seed {}, {}): shrunk to {}{} after {} passing cases and {} shrinks\nreplay: {}\n{}",
