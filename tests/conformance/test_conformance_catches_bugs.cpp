@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum class Bug { last_row, slot_parity, chunks, own_poison, twin_lsb };
+enum class Bug { last_row, slot_parity, chunks, own_poison, twin_lsb, nan_first };
 
 // cpu-rows with one planted bug.
 class Planted final : public ixo::Backend {
@@ -44,6 +45,23 @@ class Planted final : public ixo::Backend {
         break;
       case Bug::chunks:  // a forced chunk plan goes wrong
         if (opt.force_num_chunks > 0) break_first_id(0);
+        break;
+      case Bug::nan_first:  // ranks NaN blocks first (like torch.topk): wrong under the spec, fine where NaN is unspecified
+        for (std::int64_t h = 0; h < o.Hq; ++h)
+          for (std::int64_t r = 0; r < o.R; ++r) {
+            std::int32_t* ids = &o.topk_idx[static_cast<std::size_t>((h * o.R + r) * o.topk)];
+            const float* sc = &o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB)];
+            if (ids[o.topk - 1] < 0) continue;  // a trivial row (nb <= topk) or inactive
+            for (std::int64_t b = 0; b < o.NB; ++b) {
+              if (!std::isnan(sc[b]) || std::find(ids, ids + o.topk, b) != ids + o.topk) continue;
+              std::int64_t weakest = -1;  // the lowest-scored selected block that is not forced
+              for (std::int64_t i = 0; i < o.topk; ++i)
+                if (!std::isnan(sc[ids[i]]) && sc[ids[i]] < 1e28f && (weakest < 0 || sc[ids[i]] < sc[ids[weakest]])) weakest = i;
+              if (weakest < 0) break;
+              ids[weakest] = static_cast<std::int32_t>(b);
+              std::sort(ids, ids + o.topk);
+            }
+          }
         break;
       case Bug::own_poison:  // fills unwritten cells with its own constant, not the caller's
         for (auto& s : o.scores) {
@@ -119,6 +137,15 @@ int main(int argc, char** argv) {
   add("planted-chunks", Bug::chunks, ours);
   add("planted-own-poison", Bug::own_poison, ours);
   add("planted-twin-lsb", Bug::twin_lsb, twinned);
+  add("planted-nan-first", Bug::nan_first, external);
+  // The same kernel judged inside a contract that leaves NaN blocks unspecified (issue 22):
+  // the contract reaches the conformance checks, so the fixture that fails above passes.
+  ixo::Contract nan_free = ixo::named_contract("spec");
+  nan_free.name = "nan-unspecified";
+  nan_free.semantics.nan_blocks = ixo::NanRank::unspecified;
+  ixo::register_conformance("planted-nan-first-in-contract",
+                            [=] { return std::make_unique<Planted>("planted-nan-first-in-contract", Bug::nan_first, external); },
+                            nan_free, opt);
 
   const std::vector<Expect> expect = {
       {"Conformance/planted_last_row.property_matches_oracle", true, true},
@@ -134,6 +161,8 @@ int main(int argc, char** argv) {
       {"Conformance/planted_twin_lsb.twin_matrix", true, false},
       {"Conformance/planted_twin_lsb.twin_property", true, true},
       {"Conformance/planted_twin_lsb.matrix_tiny", false, false},  // within tau: caught by the twin only
+      {"Conformance/planted_nan_first.fixture_fp8_nan_inf_e5m2", true, false},
+      {"Conformance/planted_nan_first_in_contract.fixture_fp8_nan_inf_e5m2", false, false},
   };
   std::string filter;
   for (const auto& e : expect) filter += (filter.empty() ? "" : ":") + e.test;

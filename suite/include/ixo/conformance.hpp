@@ -22,9 +22,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backend.hpp"
+#include "ixo/contract.hpp"
 
 namespace ixo {
 
@@ -37,6 +39,10 @@ struct ConformanceOptions {
   // register_conformance_for_registry only: "" = every registry backend, else only those
   // whose traits().family is this ("cpu", "cuda"), so each family gets its ctest labels.
   std::string family;
+  // The kernel's contract (docs/contracts.md): properties draw inside it, matrix and fixture
+  // cases outside it are not run, every verdict judges its semantics. None: the backend's own
+  // (traits().contract: "spec" for outside kernels).
+  std::optional<Contract> contract;
 };
 
 // Registers the whole conformance suite for one backend as GoogleTest tests
@@ -44,6 +50,10 @@ struct ConformanceOptions {
 // and in_tree()) and once more, lazily, by the first test that runs. Call before
 // RUN_ALL_TESTS.
 void register_conformance(const std::string& name, BackendFactory factory, const ConformanceOptions& opt = {});
+// The same, judged inside `contract` (e.g. ixo::named_contract("sglang-triton-decode") or
+// ixo::load_contract("my_kernel.contract.json")).
+void register_conformance(const std::string& name, BackendFactory factory, const Contract& contract,
+                          ConformanceOptions opt = {});
 
 // Registers it for every registry backend (make_backend(name) as the factory).
 void register_conformance_for_registry(const ConformanceOptions& opt = {});
