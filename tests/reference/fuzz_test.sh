@@ -6,6 +6,10 @@
 #  4. the budget ends the run within one case: counted kernel calls, never wall time
 #  5. Ctrl-C while a kernel runs: exit 3, the kernel stopped, no bogus failure written
 #  6. bad --seconds / --seed / --out are exit 2 before any case runs
+#  7. --contract: a typo in a contract file is exit 2 naming the key; fuzz under a contract says so,
+#     draws only inside it (cpu-cp under sglang-triton-decode: no case declined) and lists the coverage
+#     conditions the contract makes unreachable; a failure found under a contract saves contract.json,
+#     which `ixo check DIR` picks up
 # Usage: fuzz_test.sh IXO
 set -u
 IXO=$1
@@ -81,4 +85,19 @@ for args in "--seconds nan" "--seconds 0" "--seconds -5" "--seed -3" "--out /pro
   rc=$?
   [ "$rc" = 2 ] || { cat "$tmp/log6"; fail "ixo fuzz $args exited $rc, expected 2"; }
 done
-echo "fuzz: mutant found, shrunk, replayable; dirs unique; all-skip is NOTHING JUDGED; budget and Ctrl-C honoured; bad numbers exit 2"
+# 7.
+echo '{"base": "sglang-triton-decode", "topk_max": 9}' > "$tmp/typo.json"
+"$IXO" fuzz --contract "$tmp/typo.json" --backend cpu-rows --seconds 5 --out "$tmp/c" > "$tmp/log7" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "contract.topk_max" "$tmp/log7" || { cat "$tmp/log7"; fail "a contract typo exited $rc"; }
+"$IXO" fuzz --contract sglang-triton-decode --backend cpu-cp --backend cpu-packed --seeds 2 --seconds 600 --coverage --out "$tmp/c" > "$tmp/log7" 2>&1 ||
+  { cat "$tmp/log7"; fail "cpu-cp under sglang-triton-decode"; }
+grep -q "judged under cpu-cp: contract sglang-triton-decode" "$tmp/log7" || fail "the contract is not named"
+grep -q ", 0 declined" "$tmp/log7" || { grep "fuzz " "$tmp/log7"; fail "cases were drawn outside the contract and declined"; }
+grep -q "unreachable under the contract (not misses):.*topk_ge_1024" "$tmp/log7" || { tail -5 "$tmp/log7"; fail "coverage counts contract-excluded conditions as misses"; }
+"$IXO" fuzz --contract sglang-triton-decode --backend cpu-packed --mutant 1 --seeds 10 --max-failures 1 --seconds 600 --out "$tmp/cm" > "$tmp/log8" 2>&1
+dir=$(ls -d "$tmp"/cm/*/ | head -1)
+[ -f "$dir/contract.json" ] || { cat "$tmp/log8"; fail "no contract.json beside a failure found under a contract"; }
+"$IXO" check "$dir" --backend cpu-packed > "$tmp/log9" 2>&1
+grep -q "under contract sglang-triton-decode" "$tmp/log9" || { cat "$tmp/log9"; fail "ixo check DIR ignored DIR/contract.json"; }
+echo "fuzz: mutant found, shrunk, replayable; dirs unique; all-skip is NOTHING JUDGED; budget and Ctrl-C honoured; bad numbers exit 2; contracts honoured"

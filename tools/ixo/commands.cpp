@@ -224,6 +224,7 @@ int check(const Args& a) {
   refuse(a, {"--topk", "--scores", "--exact", "--plot"}, "needs a case directory: ixo check CASE_DIR --topk FILE");
   const bool all = a.backends.empty();
   const auto backends = make_backends(all ? backend_names() : a.backends, a.backend_opt);
+  if (!a.suite.out_dir.empty()) require_writable_dir(a.suite.out_dir, "--out");  // before any work
   SuiteOptions opt = a.suite;
   opt.self_tests = all;
   opt.properties = !a.no_properties;
