@@ -54,7 +54,7 @@ def test_the_printed_python_replay_line_runs_as_printed(tmp_path):
 
 def test_the_right_kernel_survives_a_fixed_amount_of_fuzzing(tmp_path):
     """Bug caught: a false failure of a right kernel (oracle/verdict disagreeing with the spec)."""
-    r = io.fuzz(nk.kernel, seconds=None, seeds=6, seed=7, out=str(tmp_path))
+    r = io.fuzz(nk.kernel, seconds=None, seeds=3, seed=7, out=str(tmp_path))
     assert r.passed and r.outcome == "PASS" and r.judged > 0 and r.cases == r.judged, r.report
     assert os.listdir(tmp_path) == []
 
