@@ -43,7 +43,10 @@ def test_the_adapter_lets_fuzz_find_a_bug_in_the_wrapped_function(tmp_path):
         return flash_decode_with_topk_idx(*a, **kw, gqa_bug=True)
 
     kernel = make_kernel(buggy, device=None, supports=lambda c: None if c.k_dtype == "bf16" else "bf16 only")
-    r = io.fuzz(kernel, seconds=30, out=str(tmp_path))
+    # No time budget to beat (issue 23): fuzz stops at its first shrunk failure (max_failures=1)
+    # and the seeds are fixed, so the work is the same on any machine; 100000 s is only a cap.
+    # The old seconds=30 failed the test if a slow machine had not reached the bug by then.
+    r = io.fuzz(kernel, seconds=100000, out=str(tmp_path))
     assert r.failures, r.log
 
 
