@@ -40,6 +40,18 @@ while(ixo_all)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
   add_library(IndexerOracle::${name} ALIAS ${target})
   list(APPEND ixo_exported ${target})
+  # The public headers need C++20 (std::span, concepts, <numbers>): the targets carry it, so
+  # a consumer that links them needs no CMAKE_CXX_STANDARD of its own (ctest -L install
+  # builds examples/cpp-consumer and tests/install/package-check without one). CXX only:
+  # cxx_std_* does not set the CUDA standard of the GPU libraries' .cu files.
+  if(NOT target STREQUAL "ixo_warnings")  # compile options only, no headers
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "INTERFACE_LIBRARY")
+      target_compile_features(${target} INTERFACE cxx_std_20)
+    else()
+      target_compile_features(${target} PUBLIC cxx_std_20)
+    endif()
+  endif()
   # A target added with a plain source-tree include directory (e.g. PUBLIC include) cannot
   # be exported: keep it for the build, and point installs at <prefix>/include.
   get_target_property(dirs ${target} INTERFACE_INCLUDE_DIRECTORIES)

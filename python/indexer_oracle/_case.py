@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any, Optional
 
@@ -42,12 +43,61 @@ def _bits(x: Any, field: str) -> tuple[np.ndarray, Optional[str]]:
 
 
 def _ints(x: Any, field: str, dtype: Any) -> np.ndarray:
+    """An integer array converted to ``dtype``; a value outside ``dtype``'s range is a
+    ValueError naming the field, the value and its index (never a silent wrap-around)."""
     if _is_torch(x):
         x = x.detach().cpu().numpy()
     a = np.asarray(x)
     if a.dtype.kind not in "iu":
         raise ValueError(f"{field}: must hold integers, got dtype {a.dtype}")
+    if a.size and not np.can_cast(a.dtype, dtype, casting="safe"):
+        lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+        if a.dtype.kind == "u":  # compare in uint64: no mixed signed/unsigned promotion to float
+            bad = a.astype(np.uint64) > np.uint64(hi)
+        else:
+            wide = a.astype(np.int64)
+            bad = (wide < lo) | (wide > hi)
+        if bad.any():
+            at = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"{field}: value {int(a[at])} at index {at} is outside the range of "
+                             f"{np.dtype(dtype).name} [{lo}, {hi}]")
     return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _scalar(v: Any) -> Any:
+    """A 0-d numpy array or torch tensor -> its element; anything else unchanged."""
+    if _is_torch(v) and getattr(v, "ndim", None) == 0:
+        return v.item()
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return v[()]
+    return v
+
+
+def _config_int(v: Any, field: str, least: int) -> int:
+    """A Python or numpy integer (not a bool, not a float) >= least that fits int32."""
+    x = _scalar(v)
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise ValueError(f"{field}: must be an integer, got {x!r}")
+    x = int(x)
+    if x < least:
+        raise ValueError(f"{field}: must be >= {least}, got {x}")
+    if x > 2 ** 31 - 1:
+        raise ValueError(f"{field}: {x} is out of range (at most {2 ** 31 - 1})")
+    return x
+
+
+def _config_float(v: Any, field: str) -> float:
+    """A finite Python or numpy real number (not a bool, not complex)."""
+    x = _scalar(v)
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{field}: must be a real number, got {x!r}")
+    try:
+        f = float(x)
+    except OverflowError:  # an int beyond the double range
+        raise ValueError(f"{field}: {x} does not fit a double") from None
+    if not math.isfinite(f):
+        raise ValueError(f"{field}: must be finite, got {f}")
+    return f
 
 
 class Case:
@@ -93,14 +143,18 @@ class Case:
             raise ValueError(f"k_cache: bf16 bits must be uint16 or int16, got dtype {kb.dtype}")
         if k_dtype != "bf16" and kb.dtype not in (np.uint8, np.int8):
             raise ValueError(f"k_cache: {k_dtype} codes must be uint8 or int8, got dtype {kb.dtype}")
-        config = {"block_size": block_size, "topk": topk, "init_blocks": init_blocks, "local_blocks": local_blocks,
-                  "score_type": score_type, "q_scale": q_scale, "k_scale": k_scale, "k_dtype": k_dtype,
-                  "packed_queries": packed_queries}
+        # Python ints/floats or numpy scalars (0-d arrays too); checked here so that a bad value
+        # is named with its field, never a json TypeError or an invalid-JSON message.
+        config = {"block_size": _config_int(block_size, "block_size", 1), "topk": _config_int(topk, "topk", 1),
+                  "init_blocks": _config_int(init_blocks, "init_blocks", 0),
+                  "local_blocks": _config_int(local_blocks, "local_blocks", 0), "score_type": score_type,
+                  "q_scale": _config_float(q_scale, "q_scale"), "k_scale": _config_float(k_scale, "k_scale"),
+                  "k_dtype": k_dtype, "packed_queries": _config_int(packed_queries, "packed_queries", 1)}
         if sm_scale is not None:
-            config["sm_scale"] = sm_scale
+            config["sm_scale"] = _config_float(sm_scale, "sm_scale")
         self._c = _core.make_case(np.ascontiguousarray(qb).view(np.uint16), np.ascontiguousarray(kb).view(
             np.uint16 if k_dtype == "bf16" else np.uint8), _ints(req_to_token, "req_to_token", np.int32),
-            _ints(slot_ids, "slot_ids", np.int64), _ints(seq_lens, "seq_lens", np.int64), json.dumps(config))
+            _ints(slot_ids, "slot_ids", np.int64), _ints(seq_lens, "seq_lens", np.int64), json.dumps(config, allow_nan=False))
 
     @classmethod
     def _wrap(cls, core_case: Any) -> "Case":

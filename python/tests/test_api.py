@@ -189,3 +189,101 @@ def test_help_reads_well():
     assert "assert_indexer" in doc and "fuzz" in doc and "suite" in doc
     for fn in (io.Case, io.check, io.assert_indexer, io.fuzz, io.suite, io.reference, io.generate, io.Verdict.plot):
         assert fn.__doc__ and len(fn.__doc__) > 40, fn
+
+
+# Issue 23, io.Case input checks. Each test names the bug it catches in the old _case.py.
+
+def test_req_to_token_out_of_int32_range_is_refused_not_wrapped():
+    """Bug: an int64 table entry 2**32 + 5 was cast to int32 unchecked and silently became
+    slot 5 (a different, valid token); -2**31 - 1 wrapped to 2**31 - 1."""
+    c = small_case()
+    for bad, at in ((2 ** 32 + 5, (1, 3)), (-2 ** 31 - 1, (2, 0))):
+        table = c.req_to_token.astype(np.int64)
+        table[at] = bad
+        with pytest.raises(ValueError) as err:
+            io.Case(c.q, c.k_cache, table, c.slot_ids, c.seq_lens, block_size=8, topk=2)
+        msg = str(err.value)
+        assert msg.startswith("req_to_token") and str(bad) in msg and str(at) in msg, msg
+    # In-range int64 and uint32 tables are still accepted, value for value.
+    for dtype in (np.int64, np.uint32):
+        d = io.Case(c.q, c.k_cache, c.req_to_token.astype(dtype), c.slot_ids, c.seq_lens, block_size=8, topk=2)
+        assert np.array_equal(d.req_to_token, c.req_to_token)
+
+
+def test_uint64_ids_and_lengths_beyond_int64_are_refused_not_wrapped():
+    """Bug: a uint64 slot id 2**64 - 1 was cast to int64 unchecked and became -1 (an
+    inactive-row marker), so a garbage id passed as padding; seq_lens the same."""
+    c = small_case()
+    slots = c.slot_ids.astype(np.uint64)
+    slots[3] = 2 ** 64 - 1
+    with pytest.raises(ValueError) as err:
+        io.Case(c.q, c.k_cache, c.req_to_token, slots, c.seq_lens, block_size=8, topk=2)
+    msg = str(err.value)
+    assert msg.startswith("slot_ids") and "18446744073709551615" in msg and "(3,)" in msg, msg
+    lens = c.seq_lens.astype(np.uint64)
+    lens[1] = 2 ** 63
+    with pytest.raises(ValueError) as err:
+        io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, lens, block_size=8, topk=2)
+    msg = str(err.value)
+    assert msg.startswith("seq_lens") and str(2 ** 63) in msg and "(1,)" in msg, msg
+    # uint64 values that fit are accepted unchanged.
+    d = io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids.astype(np.uint64), c.seq_lens.astype(np.uint64),
+                block_size=8, topk=2)
+    assert np.array_equal(d.slot_ids, c.slot_ids) and np.array_equal(d.seq_lens, c.seq_lens)
+
+
+def test_numpy_scalar_config_values_are_accepted_like_python_numbers():
+    """Bug: block_size=np.int64(8) or sm_scale=np.float32(0.5) raised a json TypeError from
+    inside the package (numpy scalars and 0-d arrays are what array code naturally passes)."""
+    c = small_case()
+    plain = io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2, init_blocks=1,
+                    local_blocks=1, packed_queries=2, sm_scale=0.5, q_scale=2.0, k_scale=0.75)
+    numpyish = io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=np.int64(8), topk=np.int32(2),
+                       init_blocks=np.uint8(1), local_blocks=np.array(1), packed_queries=np.array(2, np.int16),
+                       sm_scale=np.float32(0.5), q_scale=np.array(2.0), k_scale=np.float64(0.75))
+    for key in ("block_size", "topk", "init_blocks", "local_blocks", "packed_queries", "sm_scale", "q_scale", "k_scale"):
+        got, want = getattr(numpyish, key), getattr(plain, key)
+        assert got == want and type(got) is type(want), (key, got, want)
+    assert np.array_equal(io.reference(numpyish)[1], io.reference(plain)[1])
+
+
+@pytest.mark.parametrize("field", ["sm_scale", "q_scale", "k_scale"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), np.float32("nan"), np.float64("inf")])
+def test_non_finite_scales_raise_value_error_naming_the_field_and_value(field, value):
+    """Bug: sm_scale=nan (or any inf scale) was written as NaN/Infinity into the JSON handed to
+    the C++ side and came back as "case.json: is not valid JSON" - no case.json exists."""
+    c = small_case()
+    with pytest.raises(ValueError) as err:
+        io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2, **{field: value})
+    msg = str(err.value)
+    assert msg.startswith(field) and str(float(value)) in msg and "case.json" not in msg, msg
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("block_size", 0, [">= 1", "0"]),
+    ("block_size", np.int64(-8), [">= 1", "-8"]),
+    ("topk", np.int32(0), [">= 1", "0"]),
+    ("init_blocks", np.int64(-1), [">= 0", "-1"]),
+    ("local_blocks", np.array(-2), [">= 0", "-2"]),
+    ("packed_queries", np.int8(0), [">= 1", "0"]),
+    ("block_size", np.int64(2 ** 40), [str(2 ** 40)]),
+    ("block_size", np.bool_(True), ["integer", "True"]),
+    ("topk", True, ["integer", "True"]),
+    ("topk", np.float64(2.0), ["integer", "2.0"]),
+    ("sm_scale", np.complex128(1j), ["real", "1j"]),
+    ("q_scale", np.bool_(False), ["real", "False"]),
+    ("k_scale", np.array([1.0]), ["real"]),
+])
+def test_bad_config_scalars_raise_value_error_naming_the_field_and_value(field, value, words):
+    """Bug: numpy-typed bad sizes (np.int64(-8)) and numpy bools/complex raised a json TypeError
+    instead of a ValueError naming the field; the new int()/float() conversion must not accept
+    a bool as 1/0 or a float 2.0 as an integer."""
+    c = small_case()
+    cfg = dict(block_size=8, topk=2)
+    cfg[field] = value
+    with pytest.raises(ValueError) as err:
+        io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, **cfg)
+    msg = str(err.value)
+    assert msg.startswith(field), msg
+    for w in words:
+        assert w in msg, msg
