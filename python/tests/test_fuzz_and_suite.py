@@ -41,6 +41,24 @@ def test_fuzz_finds_and_shrinks_the_planted_gqa_bug(tmp_path):
         assert internal not in r.report, internal
 
 
+def test_shrinking_drops_heads_that_do_not_fail(tmp_path):
+    """Bug caught: a shrunk case keeping q heads that do not fail (8:2 heads where 2:2 show the bug).
+    The planted kernel blanks every head that reads K head 1 (needs Hk >= 2; RapidCheck's smallest
+    such ratio is 8:2): one q head a K head is all the failure needs."""
+    def kv_head_1_blank(case):
+        ids, scores = nk.kernel(case)
+        g = case.Hq // case.Hk
+        for h in range(case.Hq):
+            if h // g == 1:
+                ids[h] = -1
+        return ids, scores
+
+    r = io.fuzz(kv_head_1_blank, seconds=None, seeds=20, out=str(tmp_path))
+    assert r.failures, r.log
+    case = io.Case.load(r.failures[0])
+    assert case.Hk == 2 and case.Hq == case.Hk and case.R == 1, case
+
+
 def test_the_printed_python_replay_line_runs_as_printed(tmp_path):
     """Bug caught: a replay line that cannot run (the kernel was never imported)."""
     r = io.fuzz(nk.gqa_bug_kernel, seconds=None, seeds=40, out=str(tmp_path))

@@ -69,4 +69,17 @@ Case keep_rows(const Case& c, const std::vector<std::int64_t>& rows) {
   return out;
 }
 
+Case keep_heads(const Case& c, const std::vector<std::int64_t>& heads) {
+  Case out = c;
+  out.Hq = static_cast<std::int64_t>(heads.size());
+  out.q.clear();
+  const auto D = static_cast<std::size_t>(c.D);
+  for (std::int64_t r = 0; r < c.R; ++r)
+    for (std::int64_t h : heads) {
+      const auto from = static_cast<std::ptrdiff_t>((static_cast<std::size_t>(r * c.Hq + h)) * D);
+      out.q.insert(out.q.end(), c.q.begin() + from, c.q.begin() + from + static_cast<std::ptrdiff_t>(D));
+    }
+  return out;
+}
+
 }  // namespace ixo

@@ -118,11 +118,14 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
     for (Backend* b : backends) {
       CheckOptions prop_opt = check_opt[b];
       prop_opt.failure_dir = opt.out_dir.empty() ? (tmp.string() + "-failures") : opt.out_dir;
-      for (const auto& p : suite_properties())
+      for (const auto& p : suite_properties()) {
+        const auto& only = opt.only_properties;
+        if (!only.empty() && std::find(only.begin(), only.end(), p.name) == only.end()) continue;
         if ((!p.in_tree_only || b->in_tree()) && !stop::stopping()) rows.push_back(check_property(*b, p, prop_opt));
+      }
     }
     for (auto& [b, twin] : twins)
-      if (!stop::stopping()) rows.push_back(check_twin_property(*b, *twin, check_opt[b]));
+      if (!stop::stopping() && opt.only_properties.empty()) rows.push_back(check_twin_property(*b, *twin, check_opt[b]));
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);

@@ -141,6 +141,28 @@ std::pair<Case, Verdict> fewest_rows(Judging& j, Case c, Verdict v, bool exact, 
   return {std::move(c), std::move(v)};
 }
 
+// Then fewer heads: one q head a K head (Hq' = Hk), the failing head's position in its group
+// kept, so every new head reads the K head its old head read. Kept only when it still fails
+// inside the contract (a GQA mapping bug needs Hq > Hk and keeps its heads).
+std::pair<Case, Verdict> fewest_heads(Judging& j, Case c, Verdict v, bool exact, const RunOptions& run) {
+  std::int64_t head = -1;
+  for (const auto& f : v.details)
+    if (f.head >= 0) {
+      head = f.head;
+      break;
+    }
+  if (head < 0 || c.Hq <= c.Hk || stop::stopping()) return {std::move(c), std::move(v)};
+  const std::int64_t gqa = c.Hq / c.Hk;
+  std::vector<std::int64_t> heads;
+  for (std::int64_t k = 0; k < c.Hk; ++k) heads.push_back(k * gqa + head % gqa);
+  Case sub = keep_heads(c, heads);
+  if (j.contract->refuses(sub) || !j.b->supports(sub)) return {std::move(c), std::move(v)};
+  bool skipped = false;
+  Verdict sv = judge_case(j, sub, oracle(sub), exact, run, &skipped);
+  if (!skipped && !sv.pass) return {std::move(sub), std::move(sv)};
+  return {std::move(c), std::move(v)};
+}
+
 void validate_options(const FuzzOptions& o) {
   if (std::isnan(o.seconds) || o.seconds <= 0)
     throw InputError("seconds", fmt::format("must be a positive number of seconds, got {}", o.seconds));
@@ -241,7 +263,9 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
         Verdict v = std::move(j.fail_verdict);
         j.fail_case.reset();
         const std::int64_t rows_before = c.R;
+        const std::int64_t heads_before = c.Hq;
         if (!stop::stopping()) std::tie(c, v) = fewest_rows(j, std::move(c), std::move(v), exact, run);
+        if (!stop::stopping()) std::tie(c, v) = fewest_heads(j, std::move(c), std::move(v), exact, run);
         Regression reg;
         reg.dir = unique_regression_dir(o.out_dir, j.b->name(), "fuzz", seed);
         reg.backend = j.b->name();
@@ -255,7 +279,7 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
           }
         reg.report = v.summary();
         write_case_regression(reg, c, exact, static_cast<std::int64_t>(r.counterexample->seed));
-        if (c.R == rows_before)  // not reduced: the generator spec and seed rebuild the case
+        if (c.R == rows_before && c.Hq == heads_before)  // not reduced: the generator spec and seed rebuild the case
           std::ofstream(std::filesystem::path(reg.dir) / "spec.json") << spec_to_json(r.counterexample->spec);
         where = reg.dir;
         res.failures.push_back(where);

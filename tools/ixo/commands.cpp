@@ -12,6 +12,7 @@
 #include "ixo/case_io.hpp"
 #include "ixo/case_run.hpp"
 #include "ixo/contract.hpp"
+#include "ixo/suite_checks.hpp"
 #include "ixo/error.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
@@ -198,7 +199,7 @@ int run(const Args& a) {
 
 int check(const Args& a) {
   if (!a.case_dir.empty()) {
-    refuse(a, {"--failures-only", "--no-properties", "--property-cases", "--seed", "--out"},
+    refuse(a, {"--failures-only", "--no-properties", "--property-cases", "--property", "--seed", "--out"},
            "is a flag of the suite (ixo check without a case directory)");
     if (!a.topk_file.empty()) {
       refuse(a, {"--backend", "--exec-timeout"}, "judges files given by --topk; run a backend with ixo check CASE --backend B");
@@ -225,6 +226,15 @@ int check(const Args& a) {
   const bool all = a.backends.empty();
   const auto backends = make_backends(all ? backend_names() : a.backends, a.backend_opt);
   if (!a.suite.out_dir.empty()) require_writable_dir(a.suite.out_dir, "--out");  // before any work
+  for (const auto& name : a.suite.only_properties) {
+    std::string known;
+    bool found = false;
+    for (const auto& p : suite_properties()) {
+      found |= name == p.name;
+      known += (known.empty() ? "" : ", ") + std::string(p.name);
+    }
+    if (!found) throw InputError("--property", "unknown property '" + name + "' (known: " + known + ")");
+  }
   SuiteOptions opt = a.suite;
   opt.self_tests = all;
   opt.properties = !a.no_properties;

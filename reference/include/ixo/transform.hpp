@@ -21,4 +21,9 @@ Case append_rows(const Case& c, int padding, int inactive);
 // to reduce a failing case to the rows that fail.
 Case keep_rows(const Case& c, const std::vector<std::int64_t>& rows);
 
+// The case with only the q heads `heads` (in that order; K and its Hk heads kept). New head
+// i must read the same K head as old head heads[i] did: the caller picks heads so that
+// heads[i] / (Hq / Hk) == i / (new Hq / Hk). Used to reduce a failing case to fewer heads.
+Case keep_heads(const Case& c, const std::vector<std::int64_t>& heads);
+
 }  // namespace ixo

@@ -27,6 +27,7 @@ struct SuiteOptions {
   bool fixtures = true;         // fixtures/canonical + fixtures/regressions
   bool properties = true;       // property rows (RapidCheck, fixed seed, shrinking)
   int property_cases = 12;      // cases per property and backend
+  std::vector<std::string> only_properties;  // non-empty: only these property rows (names of suite_properties())
   std::uint64_t seed = 20261201;
   std::string out_dir;          // shrunk property failures are written here ("" = a temporary folder)
   std::optional<Contract> contract;  // judged under (none: each backend's own, "spec" for outside kernels)
