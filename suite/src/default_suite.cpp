@@ -101,7 +101,7 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
 
   auto& rows = result.rows;
   for (const auto& group : suite_groups()) {
-    if (stop::stopping()) break;
+    if (stop::stopping() || !opt.groups) break;
     const std::vector<JudgedCase> cases = group_cases(group);
     if (opt.self_tests) self_test_rows(group, cases, tmp, rows);
     for (Backend* b : backends) rows.push_back(check_cases(*b, group, cases, check_opt[b]));  // the matrix writes no files

@@ -199,7 +199,7 @@ int run(const Args& a) {
 
 int check(const Args& a) {
   if (!a.case_dir.empty()) {
-    refuse(a, {"--failures-only", "--no-properties", "--property-cases", "--property", "--seed", "--out"},
+    refuse(a, {"--failures-only", "--no-properties", "--no-groups", "--no-fixtures", "--property-cases", "--property", "--seed", "--out"},
            "is a flag of the suite (ixo check without a case directory)");
     if (!a.topk_file.empty()) {
       refuse(a, {"--backend", "--exec-timeout"}, "judges files given by --topk; run a backend with ixo check CASE --backend B");
@@ -238,6 +238,8 @@ int check(const Args& a) {
   SuiteOptions opt = a.suite;
   opt.self_tests = all;
   opt.properties = !a.no_properties;
+  opt.groups = !a.no_groups;
+  opt.fixtures = !a.no_fixtures;
   opt.contract = contract_of(a);
   const SuiteResult r = run_suite(pointers_of(backends), opt);
   if (a.json) std::cout << r.json().dump(2) << "\n";

@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
   check->add_option("--plot", a.plot_dir, "with --topk: write DIR/failing_rows.png when the check fails (needs the Python package)");
   check->add_flag("--failures-only", a.failures_only, "suite: print only failing rows");
   check->add_flag("--no-properties", a.no_properties, "suite: skip the property rows");
+  check->add_flag("--no-groups", a.no_groups, "suite: skip the preset case groups");
+  check->add_flag("--no-fixtures", a.no_fixtures, "suite: skip the fixtures");
   check->add_option("--property", a.suite.only_properties, "suite: run only this property (repeatable; names as in the table without prop:)")
       ->allow_extra_args(false);
   check->add_option("--property-cases", a.suite.property_cases, "suite: cases per property and backend");

@@ -24,6 +24,7 @@ const std::vector<std::uint64_t>& suite_seeds();  // the generator seeds of suit
 
 struct SuiteOptions {
   bool self_tests = false;      // rows that check the oracle itself (naive == fast, .npy round trip)
+  bool groups = true;           // the preset case groups (the kernel case matrix)
   bool fixtures = true;         // fixtures/canonical + fixtures/regressions
   bool properties = true;       // property rows (RapidCheck, fixed seed, shrinking)
   int property_cases = 12;      // cases per property and backend
