@@ -76,9 +76,15 @@ def _adapt(kernel: Kernel, timeout: Optional[float] = None) -> Callable[[Any], t
 
 def _name(kernel: Kernel) -> str:
     """python:MODULE:NAME (the replay line imports NAME from MODULE), or python:NAME."""
-    name = getattr(kernel, "__qualname__", None) or getattr(kernel, "__name__", None) or type(kernel).__name__
-    module = getattr(kernel, "__module__", None)
-    return f"python:{module}:{name}" if module else f"python:{name}"
+    import inspect
+
+    name = getattr(kernel, "__name__", None) or type(kernel).__name__
+    qualname = getattr(kernel, "__qualname__", name)
+    # A plain function keeps its module (the replay line imports it); a partial, a callable
+    # object or a function renamed by its maker (__name__ set by hand) is named as it says.
+    if (inspect.isfunction(kernel) or inspect.ismethod(kernel)) and qualname.rsplit(".", 1)[-1] == name:
+        return f"python:{kernel.__module__}:{qualname}"
+    return f"python:{name}"
 
 
 def _entries(kernel: Union[Kernel, Sequence[Kernel]], timeout: Optional[float] = None) -> list:
