@@ -93,7 +93,7 @@ def test_fuzz_shrinks_an_exec_kernel_and_the_regression_replays(tmp_path):
     # 60" made finding the bug depend on how many cases fit in a minute.
     rc, out = ixo("fuzz", "--backend", KERNEL + " --bug gqa", "--seeds", "2", "--seconds", "100000", "--max-failures",
                   "1", "--out", str(tmp_path))
-    assert rc == 1 and "Falsifiable" in out, out
+    assert rc == 1 and "shrunk to R=" in out and "replay: ixo check" in out and "Falsifiable" not in out, out
     (reg,) = os.listdir(tmp_path)
     with open(tmp_path / reg / "failure.txt") as f:
         text = f.read()
