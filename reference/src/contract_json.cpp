@@ -37,7 +37,9 @@ Contract sglang_triton_decode() {
 Contract ixo_native() {
   Contract c;
   c.name = "ixo-native";
-  c.description = "our native kernels (cpu-rows, cpu-packed, cuda-rows, cuda-packed): the whole spec";
+  c.description = "our native kernels (cpu-rows, cpu-packed, cuda-rows, cuda-packed): the whole spec, and among "
+                  "equal forced scores the lowest ids win (their top-k key breaks ties by id)";
+  c.semantics.forced_ties = ForcedTies::lowest_id;
   return c;
 }
 
@@ -45,9 +47,11 @@ Contract ixo_cp() {
   Contract c;
   c.name = "ixo-cp";
   c.description = "our context-parallel kernels (cpu-cp, cuda-cp): one index-K head, WORLD = Hq ranks (1..16), "
-                  "topk 1..64 (candidates a shard), block ids in a 16-bit key field";
+                  "topk 1..64 (candidates a shard), block ids in a 16-bit key field; lowest ids win among equal "
+                  "forced scores (the key's id field)";
   for (int hq = 1; hq <= 16; ++hq) c.heads.emplace_back(hq, 1);
   c.topk_max = 64;
+  c.semantics.forced_ties = ForcedTies::lowest_id;
   return c;
 }
 

@@ -1,5 +1,7 @@
 #include "mutate.hpp"
 
+#include "ixo/contract.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -10,6 +12,7 @@
 
 #include "backend.hpp"
 #include "common/mutants.hpp"
+#include "ixo/contract.hpp"
 #include "ixo/default_suite.hpp"
 #include "ixo/backend_properties.hpp"
 #include "ixo/metamorphic_properties.hpp"
@@ -40,7 +43,11 @@ std::optional<std::string> judge_cases(Selected& s, const RunOptions& opt, const
     const Expected e = oracle(c);
     for (auto& b : s.all) {
       if (!b->supports(c)) continue;
+      const Contract k = named_contract(b->traits().contract);  // each backend judged inside what it promises
+      if (k.refuses(c)) continue;
       JudgeOptions j;
+      j.semantics = k.semantics;
+      j.contract = k.label();
       j.check_poison = true;
       j.exact_ids = exact;
       const Verdict v = judge(c, e, b->run(c, opt), j);
@@ -90,9 +97,12 @@ std::vector<NamedCheck> make_checks(int property_cases) {
   for (const auto& [name, body] : props)
     checks.push_back({std::string("property:") + name, [name = std::string(name), body, property_cases](Selected& s, const RunOptions& o)
                                                            -> std::optional<std::string> {
-                        for (auto& b : s.all)
-                          if (auto f = property("mutate/" + name + "/" + b->name(), property_cases, [&] { body(*b, o); }))
-                            return b->name() + ": " + *f;
+                        for (auto& b : s.all) {
+                          props::set_contract(std::make_shared<const Contract>(named_contract(b->traits().contract)));
+                          auto f = property("mutate/" + name + "/" + b->name(), property_cases, [&] { body(*b, o); });
+                          props::set_contract(nullptr);
+                          if (f) return b->name() + ": " + *f;
+                        }
                         return std::nullopt;
                       }});
   checks.push_back({"property:PackedEqualsRowsBitwise", [property_cases](Selected& s, const RunOptions& o) -> std::optional<std::string> {
