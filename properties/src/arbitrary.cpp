@@ -117,6 +117,7 @@ struct Boundary {
   double big_q_scale = 0;  // 0: the ordinary q_scale
   int wide_init = -1;      // -1: the ordinary init_blocks
   bool topk1 = false, fp8_specials = false, fp8_nonfinite = false, alias_minus_s = false;
+  int tiny_topk = 1;  // with topk1: topk 1 or 2 (2: the smallest top-k a CP shard can hold whole)
   int ladder_levels = 4;
 };
 
@@ -141,7 +142,8 @@ rc::Gen<Boundary> boundary(const Knobs& k, const Domain& d) {
       rc::gen::set(&Boundary::fp8_specials, k.fp8_specials ? sometimes(3) : rc::gen::just(false)),
       rc::gen::set(&Boundary::fp8_nonfinite, k.fp8_nonfinite && d.nonfinite ? sometimes(2) : rc::gen::just(false)),
       rc::gen::set(&Boundary::alias_minus_s, d.aliases ? sometimes(4) : rc::gen::just(false)),
-      rc::gen::set(&Boundary::ladder_levels, rc::gen::inRange(2, 7)));
+      rc::gen::set(&Boundary::ladder_levels, rc::gen::inRange(2, 7)),
+      rc::gen::set(&Boundary::tiny_topk, rc::gen::inRange(std::max(1, d.topk_lo), std::min(std::max(1, d.topk_lo) + 2, d.topk_hi + 1))));
 }
 
 void apply(const Boundary& x, const Domain& d, GenSpec& s) {
@@ -156,7 +158,7 @@ void apply(const Boundary& x, const Domain& d, GenSpec& s) {
   }
   if (x.big_q_scale != 0) s.cfg.q_scale = x.big_q_scale;
   if (x.wide_init >= 0) s.cfg.init_blocks = x.wide_init;
-  if (x.topk1) s.cfg.topk = 1;
+  if (x.topk1) s.cfg.topk = x.tiny_topk;
   s.fp8_specials = x.fp8_specials;
   s.fp8_nonfinite = x.fp8_specials && x.fp8_nonfinite;
   s.alias_minus_s = x.alias_minus_s;

@@ -66,7 +66,7 @@ def test_clean_standin_through_the_adapter_passes_in_contract_presets(preset):
     """Catches any semantic slip in the stand-in or the adapter (scale order, masking, forcing, -1 tail,
     un-pack permutation, scatter-back of the two calls) on every in-contract preset; presets outside the
     contract are skipped only for their listed reason (and the reasons that are argument checks raise)."""
-    seeds = (1,) if preset in ("long-512k", "bench-16x131k") else (1, 2, 3)
+    seeds = (1,) if preset in ("long-512k", "bench-16x131k") else (1, 2)
     for seed in seeds:
         case = io.generate(preset, seed)
         why = outside_contract(case)

@@ -46,10 +46,11 @@ Contract ixo_native() {
 Contract ixo_cp() {
   Contract c;
   c.name = "ixo-cp";
-  c.description = "our context-parallel kernels (cpu-cp, cuda-cp): one index-K head, WORLD = Hq ranks (1..16), "
+  c.description = "our context-parallel kernels (cpu-cp, cuda-cp): one index-K head, WORLD = Hq ranks (1, 2, 4: up to "
+                  "the TP4 of SGLang's CP gate), "
                   "topk 1..64 (candidates a shard), block ids in a 16-bit key field; lowest ids win among equal "
                   "forced scores (the key's id field)";
-  for (int hq = 1; hq <= 16; ++hq) c.heads.emplace_back(hq, 1);
+  c.heads = {{1, 1}, {2, 1}, {4, 1}};  // WORLD up to the TP4 of the CP gate (the kernels take 1..16)
   c.topk_max = 64;
   c.semantics.forced_ties = ForcedTies::lowest_id;
   return c;

@@ -53,10 +53,10 @@ SH
 rc=$?
 [ "$rc" = 1 ] || { cat "$tmp/log3"; fail "a kernel that declined everything exited $rc, expected 1"; }
 grep -q "NOTHING JUDGED" "$tmp/log3" || { cat "$tmp/log3"; fail "no NOTHING JUDGED outcome"; }
-"$IXO" check --backend exec:"/bin/sh -c 'exit 77'" --no-properties > "$tmp/log3b" 2>&1
+"$IXO" check --backend exec:"/bin/sh -c 'exit 77'" --no-properties --no-fixtures > "$tmp/log3b" 2>&1
 rc=$?
 [ "$rc" = 1 ] && grep -q "NOTHING JUDGED" "$tmp/log3b" || { tail -5 "$tmp/log3b"; fail "ixo check over an all-skip kernel exited $rc"; }
-"$IXO" check --backend exec:"/bin/sh -c 'exit 77'" --no-properties --json > "$tmp/j" 2>&1
+"$IXO" check --backend exec:"/bin/sh -c 'exit 77'" --no-properties --no-fixtures --json > "$tmp/j" 2>&1
 grep -q '"pass": false' "$tmp/j" && grep -q '"outcome": "NOTHING JUDGED"' "$tmp/j" || fail "--json says pass for an all-skip kernel"
 calls=$(wc -l < "$count")
 # every call takes >= 0.3 s: a 1 s budget starts at most 4 calls, plus the one running at its end
@@ -90,7 +90,7 @@ echo '{"base": "sglang-triton-decode", "topk_max": 9}' > "$tmp/typo.json"
 "$IXO" fuzz --contract "$tmp/typo.json" --backend cpu-rows --seconds 5 --out "$tmp/c" > "$tmp/log7" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q "contract.topk_max" "$tmp/log7" || { cat "$tmp/log7"; fail "a contract typo exited $rc"; }
-"$IXO" fuzz --contract sglang-triton-decode --backend cpu-cp --backend cpu-packed --seeds 2 --seconds 600 --coverage --out "$tmp/c" > "$tmp/log7" 2>&1 ||
+"$IXO" fuzz --contract sglang-triton-decode --backend cpu-cp --backend cpu-packed --seeds 1 --seconds 600 --coverage --out "$tmp/c" > "$tmp/log7" 2>&1 ||
   { cat "$tmp/log7"; fail "cpu-cp under sglang-triton-decode"; }
 grep -q "judged under cpu-cp: contract sglang-triton-decode" "$tmp/log7" || fail "the contract is not named"
 grep -q ", 0 declined" "$tmp/log7" || { grep "fuzz " "$tmp/log7"; fail "cases were drawn outside the contract and declined"; }
