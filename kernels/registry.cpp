@@ -37,6 +37,9 @@ const std::vector<Entry>& registry() {
       {"cpu-rows", &make_cpu_rows_backend, native("cpu", "", false)},
       {"cpu-packed", &make_cpu_packed_backend, native("cpu", "cpu-rows", true)},
       {"cpu-cp", +[]() { return make_cpu_cp_backend(); }, context_parallel("cpu")},  // cp_twin.cpp
+      {"cpu-msa", &make_cpu_msa_backend,  // msa_twin.cpp: MiniMax's upstream selector
+       {.family = "cpu", .bitwise_twin = "", .mutant_scope = "msa", .packed = false, .in_tree = true,
+        .contract = "msa-decode"}},
 #if defined(IXO_HAVE_CUDA)
       {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false)},
       {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true)},

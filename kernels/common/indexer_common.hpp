@@ -190,6 +190,10 @@ IXO_HD float logit_multiplier(float sm_times_q_scale, float k_scale, int mutant 
   return b * k_scale;
 }
 
+// Logit multiplier in natural units (no log2(e)): (sm_scale*q_scale) * k_scale. The units
+// MiniMax's upstream indexer reports its scores in (contract msa-decode).
+IXO_HD float natural_logit_multiplier(float sm_times_q_scale, float k_scale) { return sm_times_q_scale * k_scale; }
+
 // Exact element decoding.
 IXO_HD float bf16_to_float(std::uint16_t bits) {
   const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;

@@ -4,6 +4,7 @@
 //   X(id, key, where, bug, exposing_input, killer)
 //     where: "common" (shared formula: every backend family), "packed" (packed scorers),
 //            "topk" (top-k stages), "cpu" / "gpu" (one family only), "cp" (CP backends),
+//            "msa" (the quantized selector of the msa-decode backends, kernels/common/quantized_topk.hpp),
 //            "cp-gpu" (CP formulas only the CUDA CP kernels call, e.g. local_end),
 //            "gpu-test" (native CUDA code whose exposing input only a named GPU test builds:
 //            a multi-GB K cache, a graph replayed after allocator churn, repeated launches
@@ -116,6 +117,14 @@
     "rows with 0 < nb <= topk", "fixture:exact-tie-free")                                                          \
   X(43, group_start_pow2, "cpu", "packed groups start at row x << log2(pack) (a power-of-two verify group assumed): groups of 3, 5, 6, 7 draft rows read the wrong rows", \
     "packed_queries 3, 5, 6 or 7 with two or more whole groups", "fixture:fp8-nan-inf-e5m2")                                     \
+  X(48, msa_local_page_from_length, "msa", "MSA selector: the local page taken as L / 128 instead of (L - 1) / 128 (slot 15 not n - 1 when 128 divides L)", \
+    "msa-decode rows with nb > 16 whose length is a multiple of 128", "property:MatchesOracle")                       \
+  X(49, msa_bucket_off_by_one, "msa", "MSA selector: 65535 steps instead of 65534 (the top score clamped into the bucket below)", \
+    "msa-decode rows whose two best history scores are within 2 steps, scores returned", "property:MatchesOracle")      \
+  X(50, msa_ties_higher_id, "msa", "MSA selector: equal buckets go to the higher page id (id field not inverted)", \
+    "msa-decode rows with equal history scores (plateaus, exact ties)", "property:MatchesOracle")                     \
+  X(51, msa_range_over_forced, "msa", "MSA selector: lo/hi taken over the forced local page too (1e29 collapses every history score into one bucket)", \
+    "msa-decode rows with nb > 16", "property:MatchesOracle")                                                          \
   X(40, k_offset_32bit, "gpu-test", "K byte offset slot * row_bytes computed in 32 bits (unsigned wrap): slots past 2^32 / row_bytes read K rows 2^32 bytes lower", \
     "token slots above 2^24 with D 128 bf16 (a 4.3 GB K cache)", "ctest:mutant.k_offset_32bit (test_gpu_offsets)")   \
   X(41, scores_workspace_cached, "gpu-test", "the index step scores into a process-wide workspace grown on demand (freed and re-allocated for a larger batch): a graph captured before the growth replays into freed memory", \

@@ -32,6 +32,7 @@ struct Launch {
   const Case* c = nullptr;
   Plan plan;
   int bs = 0, topk = 0, init = 0, local = 0;
+  int score_topk = 0;      // rows with nb <= score_topk are not scored (topk; 0: score every active row)
   bool lse = false;
   int kcode = 0;           // common::KCode
   int eb = 2;              // bytes per K element
@@ -57,9 +58,10 @@ struct Scratch {
   std::vector<float> logits;  // [tile rows, bs]
 };
 
-cm::RowInputs row_inputs(const Case& c) {
-  return cm::RowInputs{c.slot_ids.data(), c.seq_lens.data(), c.S, c.rows, c.cfg.block_size, c.cfg.topk};
+cm::RowInputs row_inputs(const Case& c, int topk) {
+  return cm::RowInputs{c.slot_ids.data(), c.seq_lens.data(), c.S, c.rows, c.cfg.block_size, topk};
 }
+cm::RowInputs row_inputs(const Case& c) { return row_inputs(c, c.cfg.topk); }
 
 // One tile of a program: rows [first, first + pack) of K head kvh, blocks of KV chunk
 // `chunk` of the tile's own length.
@@ -68,7 +70,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
   const Plan& p = a.plan;
   const int D = static_cast<int>(c.D);
 
-  const cm::RowInputs in = row_inputs(c);
+  const cm::RowInputs in = row_inputs(c, a.score_topk);
   const cm::GroupPlan g = cm::group_plan(in, first, pack, a.mutant);
   if (g.Lg <= 0 || g.sid < 0) return;  // no row of the tile writes: reads no K
   std::int64_t b0 = 0, b1 = 0;
@@ -184,15 +186,14 @@ void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std
   for (int i = kept; i < a.topk; ++i) out[i] = cm::topk_tail_id(t, i, a.mutant);  // the -1 tail
 }
 
-Observed run_twin(const Case& c, bool packed, const RunOptions& options) {
-  const Plan plan = plan_for(c, packed, options);
-  validate(c);  // also Hq % Hk == 0 and every L <= width (so nb <= NB)
-
+// The launch arguments and a poisoned output of the twin's scorer.
+Launch make_launch(const Case& c, const Plan& plan, const RunOptions& options, bool natural_units, Observed& o) {
   Launch a;
   a.c = &c;
   a.plan = plan;
   a.bs = c.cfg.block_size;
   a.topk = c.cfg.topk;
+  a.score_topk = a.topk;
   a.init = c.cfg.init_blocks;
   a.local = c.cfg.local_blocks;
   a.lse = c.cfg.score_type == ScoreType::lse;
@@ -203,11 +204,11 @@ Observed run_twin(const Case& c, bool packed, const RunOptions& options) {
     for (int code = 0; code < 256; ++code)
       a.fp8_lut[code] = cm::fp8_to_float(static_cast<std::uint8_t>(code), a.kcode, a.mutant);
   const double q_scale = IXO_MUTANT(a.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
-  a.multiplier = cm::logit_multiplier(static_cast<float>(c.effective_sm_scale() * q_scale),
-                                      static_cast<float>(c.cfg.k_scale), a.mutant);
+  const float sm_q = static_cast<float>(c.effective_sm_scale() * q_scale);
+  a.multiplier = natural_units ? cm::natural_logit_multiplier(sm_q, static_cast<float>(c.cfg.k_scale))
+                               : cm::logit_multiplier(sm_q, static_cast<float>(c.cfg.k_scale), a.mutant);
   a.NB = c.NB();
 
-  Observed o;
   o.Hq = c.Hq;
   o.R = c.R;
   o.topk = a.topk;
@@ -218,14 +219,25 @@ Observed run_twin(const Case& c, bool packed, const RunOptions& options) {
   o.scores.assign(static_cast<std::size_t>(c.Hq * c.R * a.NB), poison);
   o.topk_idx.assign(static_cast<std::size_t>(c.Hq * c.R * a.topk), -1);
   a.scores = o.scores.data();
+  return a;
+}
 
-  const std::int64_t programs = plan.programs();
+void score_all(const Launch& a) {
+  const std::int64_t programs = a.plan.programs();
 #pragma omp parallel
   {
     Scratch w;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t prog = 0; prog < programs; ++prog) run_program(a, prog, w);
   }
+}
+
+Observed run_twin(const Case& c, bool packed, const RunOptions& options) {
+  const Plan plan = plan_for(c, packed, options);
+  validate(c);  // also Hq % Hk == 0 and every L <= width (so nb <= NB)
+  Observed o;
+  const Launch a = make_launch(c, plan, options, false, o);
+  score_all(a);
   const std::int64_t pairs = c.Hq * c.R;
 #pragma omp parallel
   {
@@ -249,6 +261,16 @@ class CpuTwin final : public Backend {
 };
 
 }  // namespace
+
+Observed score_rows(const Case& c, const RunOptions& options, const Scoring& how) {
+  const Plan plan = plan_for(c, false, options);
+  validate(c);
+  Observed o;
+  Launch a = make_launch(c, plan, options, how.natural_units, o);
+  if (how.every_row) a.score_topk = 0;
+  score_all(a);
+  return o;
+}
 
 Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
   Plan p;

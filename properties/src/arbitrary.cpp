@@ -48,6 +48,7 @@ struct Domain {
   std::int64_t max_prefix = 2500, max_rows = 0, max_length = 0;
   Packing packing = Packing::any_rows;
   bool inactive = true, aliases = true, nonfinite = true, long_rows = true, topk1 = true, exact = true;
+  bool quantized = false;  // a quantized selector: a third of the gaussian draws become Values::selector_sweep
   int long_bs_lo = 1, long_bs_hi = 2;  // block sizes of the 16384+-block rows
   int long_D = 64;
 };
@@ -70,11 +71,15 @@ Domain domain_of(const Knobs& k) {
   d.local_hi = c.local_max >= 0 ? c.local_max : std::max(3, c.local_min);
   d.max_rows = c.max_rows;
   d.max_length = c.max_length;
+  // Rows the contract ranks (nb > topk) need prefixes past topk blocks of its smallest block size.
+  if (!c.block_sizes.empty())
+    d.max_prefix = std::max<std::int64_t>(d.max_prefix, static_cast<std::int64_t>(*std::min_element(c.block_sizes.begin(), c.block_sizes.end())) * (c.topk_min + 16));
   if (c.max_length > 0) d.max_prefix = std::max<std::int64_t>(1, std::min(d.max_prefix, c.max_length - k.max_draft_rows - 1));
   d.packing = c.packing;
   d.inactive = c.inactive_rows;
   d.aliases = c.negative_aliases;
   d.nonfinite = c.nonfinite;
+  d.quantized = c.semantics.selection == Selection::quantized16;
   d.topk1 = c.topk_min <= 1;
   d.exact = std::find(d.score_types.begin(), d.score_types.end(), ScoreType::max) != d.score_types.end();
   if (!c.block_sizes.empty()) d.long_bs_lo = d.long_bs_hi = *std::min_element(c.block_sizes.begin(), c.block_sizes.end());
@@ -245,7 +250,7 @@ rc::Gen<GenSpec> spec(Knobs k) {
                        rc::gen::element(1.0, 0.5, 2.0),
                        rc::gen::tuple(rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 3),
                                       rc::gen::inRange(0, d.inactive ? 3 : 1)),
-                       graph_rows(k, d, sh.draft_rows), boundary(k, d)),
+                       graph_rows(k, d, sh.draft_rows), boundary(k, d), rc::gen::inRange(0, 3)),
         [sh, k, d, key](const auto& t) {
           GenSpec s;
           const auto [hq, hk] = d.heads[static_cast<std::size_t>(sh.ratio)];
@@ -271,6 +276,7 @@ rc::Gen<GenSpec> spec(Knobs k) {
           s.trailing_inactive_rows = trailing_inactive;
           s.inactive_rows_in_requests = inactive_in_requests;
           s.values = k.values;
+          if (d.quantized && s.values == Values::gaussian && std::get<11>(t) == 0) s.values = Values::selector_sweep;
           apply(std::get<10>(t), d, s);
           if (key) set_shape(*key, d, s);
           if (d.max_rows > 0 && s.draft_rows > d.max_rows) s.draft_rows = static_cast<int>(d.max_rows);

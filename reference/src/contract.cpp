@@ -50,8 +50,24 @@ std::string_view to_string(NanRank n) {
   return "?";
 }
 std::string_view to_string(ForcedTies t) { return t == ForcedTies::any ? "any" : "lowest_id"; }
-std::string_view to_string(IdOrder o) { return o == IdOrder::ascending ? "ascending" : "score_descending"; }
-std::string_view to_string(ScoreBuffer s) { return s == ScoreBuffer::judged ? "judged" : "ignored"; }
+std::string_view to_string(IdOrder o) {
+  switch (o) {
+    case IdOrder::ascending: return "ascending";
+    case IdOrder::score_descending: return "score_descending";
+    case IdOrder::ranked_forced_last: return "ranked_forced_last";
+  }
+  return "?";
+}
+std::string_view to_string(ScoreBuffer s) {
+  switch (s) {
+    case ScoreBuffer::judged: return "judged";
+    case ScoreBuffer::ignored: return "ignored";
+    case ScoreBuffer::history: return "history";
+  }
+  return "?";
+}
+std::string_view to_string(Selection s) { return s == Selection::exact ? "exact" : "quantized16"; }
+std::string_view to_string(ScoreUnits u) { return u == ScoreUnits::log2 ? "log2" : "natural"; }
 
 std::optional<std::string> Contract::refuses(const Case& c) const {
   const Config& f = c.cfg;
@@ -102,6 +118,8 @@ std::string Contract::label() const {
   if (semantics.forced_ties != s.forced_ties) diff.push_back(fmt::format("forced ties {}", to_string(semantics.forced_ties)));
   if (semantics.order != s.order) diff.push_back(fmt::format("order {}", to_string(semantics.order)));
   if (semantics.scores != s.scores) diff.push_back(fmt::format("scores {}", to_string(semantics.scores)));
+  if (semantics.selection != s.selection) diff.push_back(fmt::format("selection {}", to_string(semantics.selection)));
+  if (semantics.score_units != s.score_units) diff.push_back(fmt::format("score units {}", to_string(semantics.score_units)));
   if (!diff.empty()) out += fmt::format(" ({})", fmt::join(diff, ", "));
   return out;
 }

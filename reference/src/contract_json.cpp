@@ -56,6 +56,37 @@ Contract ixo_cp() {
   return c;
 }
 
+Contract msa_decode() {
+  Contract c;
+  c.name = "msa-decode";
+  c.description =
+      "MiniMax's upstream M3 decode indexer (MiniMax-AI/MSA, ../shared/spec/upstream-msa.md): 128-token pages, D 128, "
+      "one K head shared by H = 1, 2 or 4 q heads, max score only, no init blocks, the local page forced, topk 16, "
+      "Q = 1..16 verify rows a request (full groups), no inactive rows, no aliases, finite inputs; selection by its "
+      "16-bit quantized selector (ties within one step (hi - lo) / 65534 may swap; replayed bit-exactly on the "
+      "kernel's own scores), ids: 15 ranked history pages in descending score then the local page n-1 in slot 15; "
+      "scores in natural units (no log2(e)) on the history columns of every row, never the local column";
+  c.block_sizes = {128};
+  c.head_dims = {128};
+  c.topk_min = c.topk_max = 16;
+  c.heads = {{1, 1}, {2, 1}, {4, 1}};
+  c.k_dtypes = {KDtype::bf16, KDtype::e4m3fn};
+  c.score_types = {ScoreType::max};
+  c.init_max = 0;
+  c.local_min = c.local_max = 1;
+  c.max_length = 1048576;  // 8192 pages of 128 tokens
+  c.packing = Packing::full_groups;
+  c.inactive_rows = false;
+  c.negative_aliases = false;
+  c.nonfinite = false;
+  c.semantics.forced_ties = ForcedTies::lowest_id;
+  c.semantics.order = IdOrder::ranked_forced_last;
+  c.semantics.scores = ScoreBuffer::history;
+  c.semantics.selection = Selection::quantized16;
+  c.semantics.score_units = ScoreUnits::natural;
+  return c;
+}
+
 template <class T>
 T get(const json& j, const char* key) {
   try {
@@ -86,7 +117,7 @@ std::pair<int, int> range_of(const json& j, const char* key) {
 }  // namespace
 
 const std::vector<std::string>& contract_names() {
-  static const std::vector<std::string> n = {"spec", "sglang-triton-decode", "ixo-native", "ixo-cp"};
+  static const std::vector<std::string> n = {"spec", "sglang-triton-decode", "ixo-native", "ixo-cp", "msa-decode"};
   return n;
 }
 
@@ -95,6 +126,7 @@ Contract named_contract(const std::string& name) {
   if (name == "sglang-triton-decode") return sglang_triton_decode();
   if (name == "ixo-native") return ixo_native();
   if (name == "ixo-cp") return ixo_cp();
+  if (name == "msa-decode") return msa_decode();
   std::string known;
   for (const auto& n : contract_names()) known += (known.empty() ? "" : ", ") + n;
   throw InputError("contract", "unknown contract '" + name + "' (known: " + known + ", or a JSON file)");
@@ -137,8 +169,12 @@ Contract contract_from_json(const std::string& text) {
     else if (k == "nan_blocks")
       c.semantics.nan_blocks = parse_enum(j, "nan_blocks", {NanRank::lowest, NanRank::highest, NanRank::unspecified});
     else if (k == "forced_ties") c.semantics.forced_ties = parse_enum(j, "forced_ties", {ForcedTies::any, ForcedTies::lowest_id});
-    else if (k == "order") c.semantics.order = parse_enum(j, "order", {IdOrder::ascending, IdOrder::score_descending});
-    else if (k == "scores") c.semantics.scores = parse_enum(j, "scores", {ScoreBuffer::judged, ScoreBuffer::ignored});
+    else if (k == "order")
+      c.semantics.order = parse_enum(j, "order", {IdOrder::ascending, IdOrder::score_descending, IdOrder::ranked_forced_last});
+    else if (k == "scores")
+      c.semantics.scores = parse_enum(j, "scores", {ScoreBuffer::judged, ScoreBuffer::ignored, ScoreBuffer::history});
+    else if (k == "selection") c.semantics.selection = parse_enum(j, "selection", {Selection::exact, Selection::quantized16});
+    else if (k == "score_units") c.semantics.score_units = parse_enum(j, "score_units", {ScoreUnits::log2, ScoreUnits::natural});
     else throw InputError("contract." + k, "unknown key (docs/contracts.md lists the keys)");
   }
   for (int b : c.block_sizes)
@@ -180,6 +216,8 @@ std::string contract_to_json(const Contract& c) {
   j["forced_ties"] = std::string(to_string(c.semantics.forced_ties));
   j["order"] = std::string(to_string(c.semantics.order));
   j["scores"] = std::string(to_string(c.semantics.scores));
+  j["selection"] = std::string(to_string(c.semantics.selection));
+  j["score_units"] = std::string(to_string(c.semantics.score_units));
   return j.dump(2);
 }
 

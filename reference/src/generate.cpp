@@ -7,6 +7,8 @@
 // older specs (fixtures, regressions) stay bit for bit the same.
 #include "ixo/generate.hpp"
 
+#include "generate_selector.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -231,6 +233,7 @@ const char* values_name(Values v) {
     case Values::near_tie: return "near_tie";
     case Values::ladder: return "ladder";
     case Values::plateau: return "plateau";
+    case Values::selector_sweep: return "selector_sweep";
     case Values::gaussian: break;
   }
   return "gaussian";
@@ -380,6 +383,7 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
     case Values::near_tie: fill_near_tie(c, g); break;
     case Values::ladder:
     case Values::plateau: fill_levels(c, g, spec.values == Values::plateau ? 1 : spec.ladder_levels, row_tokens); break;
+    case Values::selector_sweep: fill_selector_sweep(c, g(), row_tokens); break;
     case Values::exact: {
       std::vector<std::vector<std::int64_t>> toks;
       std::vector<Request> real;

@@ -69,6 +69,12 @@ std::map<std::string, GenSpec> make_presets() {
     f.alias_minus_s = true;
     p[std::string("specials-") + std::string(to_string(t))] = f;
   }
+  // MiniMax's upstream decode indexer (contract msa-decode, ../shared/spec/upstream-msa.md):
+  // H 4 on one K head, lengths around page boundaries p*128 + {-1, 0, 1, 7} past 16 pages,
+  // every value set of the selector sweep (one per request), and Q = 16 verify rows.
+  p["msa-sweep"] = GenSpec(s).rows(6, 4).heads(4, 1, 128).lengths({128 * 17 - 1, 128 * 18, 128 * 20 + 1, 128 * 33 + 7, 128 * 40 - 1, 4095})
+                       .with(Values::selector_sweep);
+  p["msa-q16"] = GenSpec(s).rows(2, 16).heads(2, 1, 128).lengths({128 * 16 - 8, 128 * 63 + 7}).k(KDtype::e4m3fn, 1.0);
   return p;
 }
 

@@ -11,9 +11,9 @@ using json = nlohmann::json;
 namespace {
 
 Values parse_values(const std::string& s) {
-  for (Values v : {Values::gaussian, Values::exact, Values::near_tie, Values::ladder, Values::plateau})
+  for (Values v : {Values::gaussian, Values::exact, Values::near_tie, Values::ladder, Values::plateau, Values::selector_sweep})
     if (s == values_name(v)) return v;
-  throw InputError("values", "unknown value family '" + s + "' (gaussian, exact, near_tie, ladder, plateau)");
+  throw InputError("values", "unknown value family '" + s + "' (gaussian, exact, near_tie, ladder, plateau, selector_sweep)");
 }
 
 template <class T>

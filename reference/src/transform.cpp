@@ -82,4 +82,21 @@ Case keep_heads(const Case& c, const std::vector<std::int64_t>& heads) {
   return out;
 }
 
+Case without_aliases(const Case& c) {
+  Case d = c;
+  for (auto& t : d.req_to_token)
+    if (t < 0 && t >= -d.S) t = static_cast<std::int32_t>(t + d.S);
+  for (auto& s : d.slot_ids)
+    if (s < 0 && s >= -d.S) s += d.S;
+  return d;
+}
+
+std::optional<Case> judged_form(const Contract& k, const Case& c) {
+  if (k.admits(c)) return c;
+  if (k.negative_aliases) return std::nullopt;
+  Case d = without_aliases(c);
+  if (k.admits(d)) return d;
+  return std::nullopt;
+}
+
 }  // namespace ixo

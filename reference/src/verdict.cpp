@@ -1,5 +1,7 @@
 #include "ixo/verdict.hpp"
 
+#include "verdict_detail.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -7,42 +9,20 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numbers>
 #include <set>
 
 namespace ixo {
 
 namespace {
 
+using namespace verdict_detail;
+
 std::uint32_t bits_of(float f) {
   std::uint32_t u;
   std::memcpy(&u, &f, 4);
   return u;
 }
-
-// Ranking value under the contract's NaN rule (unspecified: callers leave NaN blocks out).
-double rank_value(double s, NanRank nan = NanRank::lowest) {
-  if (!std::isnan(s)) return s;
-  return nan == NanRank::highest ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
-}
-
-void fail(Verdict& v, const JudgeOptions& opt, Failure f) {
-  v.pass = false;
-  ++v.failures;
-  if (static_cast<int>(v.reports.size()) < opt.max_reports) {
-    v.reports.push_back(f.message);
-    v.details.push_back(std::move(f));
-  }
-}
-
-Failure at(std::string tier, std::int64_t h, std::int64_t r, std::int64_t b, std::string msg) {
-  Failure f;
-  f.tier = std::move(tier);
-  f.head = h, f.row = r, f.block = b;
-  f.message = std::move(msg);
-  return f;
-}
-
-std::vector<std::int32_t> row_ids(const std::int32_t* p, std::int64_t n) { return {p, p + n}; }
 
 // IdOrder::score_descending: each id's oracle score (within tau) is at least the next one's.
 template <class Slack>
@@ -63,9 +43,11 @@ bool order_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, const do
   return true;
 }
 
+}  // namespace
+
 // ForcedTies::lowest_id: among blocks of exactly equal forced score, the selected ones are
 // the lowest ids.
-bool forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, std::int64_t nb, const double* S,
+bool verdict_detail::forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, std::int64_t nb, const double* S,
                     const Expected& e, std::int64_t h, std::int64_t r, const std::string& where, Verdict& v,
                     const JudgeOptions& opt) {
   const std::set<std::int32_t> chosen(ids.begin(), ids.begin() + k_eff);
@@ -85,7 +67,10 @@ bool forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, st
   return true;
 }
 
-}  // namespace
+double verdict_detail::observed_in_oracle_units(float got, bool forced, ScoreUnits units) {
+  if (forced || units == ScoreUnits::log2) return static_cast<double>(got);
+  return static_cast<double>(got) * std::numbers::log2e;  // the oracle's constant (oracle_detail.hpp)
+}
 
 std::string Verdict::summary() const {
   std::string s = pass ? "PASS" : "FAIL";
@@ -103,7 +88,8 @@ Verdict kernel_failure_verdict(const std::string& what) {
   return v;
 }
 
-bool score_cell_written(const Expected& e, std::int64_t r, std::int64_t b) {
+bool score_cell_written(const Expected& e, std::int64_t r, std::int64_t b, ScoreBuffer buffer) {
+  if (buffer == ScoreBuffer::history) return b < e.nb[r] && !e.forced[e.at(0, r, b)];
   return e.nb[r] > e.topk && b < e.nb[r];
 }
 
@@ -125,6 +111,14 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       const auto ids = row_ids(&o.topk_idx[(h * e.R + r) * K], K);
       const auto want = row_ids(&e.topk_idx[(h * e.R + r) * K], K);
       const std::string where = fmt::format("head {} row {} (L={}, nb={})", h, r, c.seq_lens[r], nb);
+      // Ranked / quantized selectors (MiniMax's upstream kernel) on rows they rank.
+      if (nb > K && (sem.order == IdOrder::ranked_forced_last || sem.selection == Selection::quantized16)) {
+        RowView rv;
+        rv.h = h, rv.r = r, rv.nb = nb, rv.K = K, rv.ids = ids, rv.want = want, rv.where = where;
+        rv.S = &e.score[e.at(h, r, 0)], rv.T = &e.tau[e.at(h, r, 0)];
+        judge_ranked_row(c, e, o, opt, rv, v);
+        continue;
+      }
       // Tier 1: min(topk, nb) distinct ascending ids in [0, nb), then -1.
       const std::int64_t k_eff = std::min(K, nb);
       const bool descending = sem.order == IdOrder::score_descending;
@@ -211,15 +205,17 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
     }
   }
 
-  if (o.has_scores && opt.check_scores && sem.scores == ScoreBuffer::judged) {
+  if (o.has_scores && opt.check_scores && sem.scores != ScoreBuffer::ignored) {
     double worst = 0;
     std::string worst_at;
     for (std::int64_t h = 0; h < e.Hq; ++h)
       for (std::int64_t r = 0; r < e.R; ++r) {
-        if (e.nb[r] <= e.topk) continue;  // trivial rows: scores need not be written
+        // judged: trivial rows' scores need not be written; history: every row's unforced cells.
         for (std::int64_t b = 0; b < e.nb[r] && b < o.NB; ++b) {
+          if (!score_cell_written(e, r, b, sem.scores)) continue;
           const double want = e.score[e.at(h, r, b)], tau = e.tau[e.at(h, r, b)];
-          const float got = o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)];
+          const float raw = o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)];
+          const double got = observed_in_oracle_units(raw, e.forced[e.at(h, r, b)], sem.score_units);
           const std::string where = fmt::format("scores[head {}, row {}, block {}]", h, r, b);
           // inf/NaN positions must match before any tolerance.
           if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
@@ -229,11 +225,11 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
             continue;
           }
           if (e.forced[e.at(h, r, b)]) {
-            if (static_cast<double>(got) != want)
+            if (got != want)
               fail(v, opt, at("scores", h, r, b, fmt::format("{}: forced block must hold exactly {:.9g}, observed {:.9g}", where, want, got)));
             continue;
           }
-          const double err = std::fabs(static_cast<double>(got) - want);
+          const double err = std::fabs(got - want);
           if (err > tau) {
             Failure f = at("scores", h, r, b,
                            fmt::format("{}: expected {:.9g} +- {:.3g}, observed {:.9g} (error {:.3g})", where, want, tau, got, err));
@@ -252,7 +248,7 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       for (std::int64_t r = 0; r < o.R; ++r)
         for (std::int64_t b = 0; b < o.NB; ++b) {
           const bool poisoned = bits_of(o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)]) == opt.poison_bits;
-          const bool written = b < e.NB && score_cell_written(e, r, b);
+          const bool written = b < e.NB && score_cell_written(e, r, b, sem.scores);
           if (!written && !poisoned && stray++ == 0) first_stray = fmt::format("[head {}, row {}, block {}]", h, r, b);
           if (written && poisoned && unwritten++ == 0) first_unwritten = fmt::format("[head {}, row {}, block {}]", h, r, b);
         }

@@ -60,7 +60,7 @@ const std::vector<std::string>& suite_groups() {
   static const std::vector<std::string> g = {"tiny",    "verify",         "boundary",      "km-slots", "fp8-e4m3fn",
                                              "fp8-e4m3fnuz", "e5m2-lse",  "gqa",           "padding",  "local0",
                                              "exact",   "near-tie",       "topk-above-nb", "forced-overlap",
-                                             "graph-padded"};
+                                             "graph-padded", "msa-sweep", "msa-q16"};
   return g;
 }
 

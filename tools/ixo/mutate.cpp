@@ -18,6 +18,7 @@
 #include "ixo/metamorphic_properties.hpp"
 #include "ixo/error.hpp"
 #include "ixo/fixture.hpp"
+#include "ixo/transform.hpp"
 #include "ixo/oracle.hpp"
 #include "ixo/property_runner.hpp"
 #include "ixo/verdict.hpp"
@@ -44,13 +45,14 @@ std::optional<std::string> judge_cases(Selected& s, const RunOptions& opt, const
     for (auto& b : s.all) {
       if (!b->supports(c)) continue;
       const Contract k = named_contract(b->traits().contract);  // each backend judged inside what it promises
-      if (k.refuses(c)) continue;
+      const std::optional<Case> inside = judged_form(k, c);
+      if (!inside) continue;
       JudgeOptions j;
       j.semantics = k.semantics;
       j.contract = k.label();
       j.check_poison = true;
       j.exact_ids = exact;
-      const Verdict v = judge(c, e, b->run(c, opt), j);
+      const Verdict v = judge(*inside, e, b->run(*inside, opt), j);
       if (!v.pass) return b->name() + ": " + (v.reports.empty() ? v.summary() : v.reports[0]);
     }
     for (auto [rows, packed] : s.pairs) {
@@ -123,12 +125,13 @@ bool reaches(const mutants::Info& m, const Selected& s) {
   for (const auto& b : s.all) {
     const BackendTraits& t = b->traits();
     const bool native = t.mutant_scope == "native";
-    if (where == "cp" ? t.mutant_scope == "cp"
+    if (where == "msa" ? t.mutant_scope == "msa"
+        : where == "cp" ? t.mutant_scope == "cp"
         : where == "cp-gpu" ? t.mutant_scope == "cp" && t.family == "cuda"
         : where == "packed" ? native && t.packed
         : where == "cpu" ? native && t.family == "cpu"
         : where == "gpu" ? native && t.family == "cuda"
-        : native)  // common, topk: every native backend
+        : native)  // common, topk: every native backend (cpu-msa: only its "msa" selector mutants)
       return true;
   }
   return false;

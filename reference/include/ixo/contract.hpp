@@ -30,16 +30,39 @@ enum class NanRank : std::uint8_t { lowest, highest, unspecified };
 // Which blocks a kernel keeps among exactly equal forced scores (more forced blocks than topk).
 enum class ForcedTies : std::uint8_t { any, lowest_id };
 // Order of the first min(topk, nb) ids of a row.
-enum class IdOrder : std::uint8_t { ascending, score_descending };
-// What the returned score buffer must hold: judged within tau on columns [0, nb) of rows with
-// nb > topk (ours), or ignored (a kernel that returns scores it does not promise).
-enum class ScoreBuffer : std::uint8_t { judged, ignored };
+//   ascending:          ids ascending (ours, SGLang's);
+//   score_descending:   ids in descending score order (forced blocks rank by their 1e30/1e29);
+//   ranked_forced_last: rows with nb > topk hold the unforced ids in descending score order,
+//                       then the forced ids ascending (MiniMax's upstream selector: 15 ranked
+//                       history pages, the local page n-1 in slot 15); rows with nb <= topk
+//                       hold 0..nb-1 ascending.
+enum class IdOrder : std::uint8_t { ascending, score_descending, ranked_forced_last };
+// What the returned score buffer must hold:
+//   judged:  within tau on columns [0, nb) of rows with nb > topk, forced cells exactly
+//            1e30/1e29 (ours);
+//   history: within tau on the unforced columns of [0, nb) of EVERY active row (trivial rows
+//            too), forced cells and columns >= nb never written (MiniMax's upstream kernel);
+//   ignored: a kernel that returns scores it does not promise.
+enum class ScoreBuffer : std::uint8_t { judged, ignored, history };
+// How the kernel selects among unforced blocks:
+//   exact:       the top of its scores, ties to the lower id (judged within tau);
+//   quantized16: MiniMax's 16-bit quantized selector over the row's unforced scores:
+//                q = floor((v - lo) * 65534 / (hi - lo) + 1.5), ties to the lower id; blocks
+//                closer than one step (hi - lo) / 65534 may swap (the verdict's slack delta,
+//                docs/error-bounds.md); with the kernel's own scores returned, the selector is
+//                replayed bit-exactly on them (docs/contracts.md).
+enum class Selection : std::uint8_t { exact, quantized16 };
+// Units of the returned scores: log2 (dot * sm_scale * q_scale * log2(e) * k_scale, ours) or
+// natural (dot * sm_scale * q_scale * k_scale: no log2(e), MiniMax's upstream scores).
+enum class ScoreUnits : std::uint8_t { log2, natural };
 
 struct Semantics {
   NanRank nan_blocks = NanRank::lowest;
   ForcedTies forced_ties = ForcedTies::any;
   IdOrder order = IdOrder::ascending;
   ScoreBuffer scores = ScoreBuffer::judged;
+  Selection selection = Selection::exact;
+  ScoreUnits score_units = ScoreUnits::log2;
   bool operator==(const Semantics&) const = default;
 };
 
@@ -71,7 +94,7 @@ struct Contract {
 };
 
 // Named contracts (docs/contracts.md): "spec", "sglang-triton-decode", "ixo-native",
-// "ixo-cp".
+// "ixo-cp", "msa-decode".
 const std::vector<std::string>& contract_names();
 Contract named_contract(const std::string& name);  // throws InputError("contract", ...)
 // A contract as JSON: every key optional, "base": NAME (default "spec") supplies the rest;
@@ -91,5 +114,7 @@ std::string_view to_string(NanRank n);
 std::string_view to_string(ForcedTies t);
 std::string_view to_string(IdOrder o);
 std::string_view to_string(ScoreBuffer s);
+std::string_view to_string(Selection s);
+std::string_view to_string(ScoreUnits u);
 
 }  // namespace ixo

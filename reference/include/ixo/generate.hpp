@@ -17,6 +17,8 @@ enum class Values : std::uint8_t {
               // few distinct values (narrow ladders, histogram-bin crowding)
   plateau,    // every token of a request the same K vector: all logits of a row equal,
               // exact score ties across every block
+  selector_sweep,  // block scores that stress a quantized selector: step-spaced values under the
+                   // top, ties, +-1e20, all equal (generate_selector.hpp; score max)
 };
 
 struct GenSpec {
@@ -76,7 +78,7 @@ const char* values_name(Values v);
 
 // The class of an fp8 code of format t (exponent field 0 and a nonzero mantissa: subnormal).
 enum class Fp8Kind : std::uint8_t { normal, subnormal, zero, nonfinite };
-Fp8Kind fp8_kind(std::uint8_t code, KDtype t);  // "gaussian", "exact", "near_tie", "ladder", "plateau"
+Fp8Kind fp8_kind(std::uint8_t code, KDtype t);  // "gaussian", "exact", "near_tie", "ladder", "plateau", "selector_sweep"
 
 // Named presets for `ixo gen` and the default suite.
 std::vector<std::string> preset_names();
@@ -88,7 +90,7 @@ namespace ixo {
 
 // GenSpec <-> JSON (fixtures and fuzz regressions). Keys: requests, draft_rows,
 // prefixes, max_prefix, Hq, Hk, D, config (case.json keys; its packed_queries is ignored),
-// values ("gaussian"|"exact"|"near_tie"|"ladder"|"plateau"), permute_slots, request_slots, permute_tokens,
+// values ("gaussian"|"exact"|"near_tie"|"ladder"|"plateau"|"selector_sweep"), permute_slots, request_slots, permute_tokens,
 // negative_aliases, padding_requests, inactive_requests, extra_width, packed_queries
 // (0 = draft_rows), trailing_padding_rows, trailing_inactive_rows,
 // inactive_rows_in_requests, ladder_levels, fp8_specials, fp8_nonfinite, alias_minus_s (the GenSpec

@@ -1,10 +1,12 @@
 // Case transformations that must not change any real row's answer (metamorphic tests
 // and properties).
 #pragma once
+#include <optional>
 #include <cstdint>
 #include <vector>
 
 #include "ixo/case.hpp"
+#include "ixo/contract.hpp"
 
 namespace ixo {
 
@@ -25,5 +27,14 @@ Case keep_rows(const Case& c, const std::vector<std::int64_t>& rows);
 // i must read the same K head as old head heads[i] did: the caller picks heads so that
 // heads[i] / (Hq / Hk) == i / (new Hq / Hk). Used to reduce a failing case to fewer heads.
 Case keep_heads(const Case& c, const std::vector<std::int64_t>& heads);
+
+// The case with every negative alias resolved: token slots and slot ids in [-S, 0) replaced by
+// their wrapped value s + S (the same K rows and table rows, so the same truth). Lets a
+// contract without aliases (msa-decode) judge cases generated with them.
+Case without_aliases(const Case& c);
+
+// The form of case c a contract judges: c when admitted, c without aliases when that is
+// admitted (a contract without negative aliases), else nothing (outside the contract).
+std::optional<Case> judged_form(const Contract& k, const Case& c);
 
 }  // namespace ixo

@@ -49,9 +49,11 @@ struct Verdict {
 // timed out, raised, wrote malformed files): `what` is the report.
 Verdict kernel_failure_verdict(const std::string& what);
 
-// Written region of the score buffer of our own kernels: active rows with nb > topk,
-// columns [0, nb). Trivial rows (nb <= topk) and inactive rows write nothing.
-bool score_cell_written(const Expected& e, std::int64_t r, std::int64_t b);
+// Written region of the score buffer. ScoreBuffer::judged (our own kernels): active rows with
+// nb > topk, columns [0, nb); trivial rows (nb <= topk) and inactive rows write nothing.
+// ScoreBuffer::history (MiniMax's upstream kernel): the unforced columns of [0, nb) of every
+// row, trivial rows included; forced cells are never written.
+bool score_cell_written(const Expected& e, std::int64_t r, std::int64_t b, ScoreBuffer buffer = ScoreBuffer::judged);
 
 Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOptions& opt = {});
 
