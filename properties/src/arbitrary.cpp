@@ -16,7 +16,8 @@ void showValue(const GenSpec& s, std::ostream& os) {
      << " score=" << to_string(s.cfg.score_type) << " k_dtype=" << to_string(s.cfg.k_dtype) << " k_scale=" << s.cfg.k_scale
      << " q_scale=" << s.cfg.q_scale << " values="
      << values_name(s.values) << " ladder_levels=" << s.ladder_levels << " fp8_specials=" << s.fp8_specials << " fp8_nonfinite=" << s.fp8_nonfinite
-     << " alias_minus_s=" << s.alias_minus_s
+     << " alias_minus_s=" << s.alias_minus_s << " page_size=" << s.cfg.page_size << " pages=" << page_table_name(s.pages)
+     << " shared_prefix=" << s.shared_prefix
      << " permute_slots=" << s.permute_slots << " permute_tokens=" << s.permute_tokens
      << " negative_aliases=" << s.negative_aliases << " padding=" << s.padding_requests
      << " inactive=" << s.inactive_requests << " packed_queries=" << s.packed_queries
@@ -124,11 +125,15 @@ struct Boundary {
   bool topk1 = false, fp8_specials = false, fp8_nonfinite = false, alias_minus_s = false;
   int tiny_topk = 1;  // with topk1: topk 1 or 2 (2: the smallest top-k a CP shard can hold whole)
   int ladder_levels = 4;
+  int page_size = 1;  // > 1: a paged case with page table `pages`
+  PageTable pages = PageTable::random;
+  std::int64_t shared_prefix = 0;  // page size 1: positions shared with the first request
 };
 
 namespace {
 rc::Gen<Boundary> boundary(const Knobs& k, const Domain& d) {
   auto sometimes = [](int one_in) { return rc::gen::weightedOneOf<bool>({{one_in - 1, rc::gen::just(false)}, {1, rc::gen::just(true)}}); };
+  const bool shared = k.shared_k && k.values != Values::exact;  // exact values need private slots
   const bool can_long = k.long_rows && d.long_rows && k.values != Values::exact && !k.shapes;  // exact values cap the blocks per request
   const int topk_cap = d.topk_lo <= 1 && !k.contract ? 2048 : std::min(2048, k.contract ? k.contract->topk_max : 2048);
   auto long_topk = topk_cap >= 1024 && d.topk_lo <= 64
@@ -148,7 +153,16 @@ rc::Gen<Boundary> boundary(const Knobs& k, const Domain& d) {
       rc::gen::set(&Boundary::fp8_nonfinite, k.fp8_nonfinite && d.nonfinite ? sometimes(2) : rc::gen::just(false)),
       rc::gen::set(&Boundary::alias_minus_s, d.aliases ? sometimes(4) : rc::gen::just(false)),
       rc::gen::set(&Boundary::ladder_levels, rc::gen::inRange(2, 7)),
-      rc::gen::set(&Boundary::tiny_topk, rc::gen::inRange(std::max(1, d.topk_lo), std::min(std::max(1, d.topk_lo) + 2, d.topk_hi + 1))));
+      rc::gen::set(&Boundary::tiny_topk, rc::gen::inRange(std::max(1, d.topk_lo), std::min(std::max(1, d.topk_lo) + 2, d.topk_hi + 1))),
+      rc::gen::set(&Boundary::page_size, shared ? rc::gen::weightedOneOf<int>({{9, rc::gen::just(1)}, {2, rc::gen::just(16)}, {1, rc::gen::just(128)}})
+                                                : rc::gen::just(1)),
+      rc::gen::set(&Boundary::pages, rc::gen::weightedOneOf<PageTable>({{2, rc::gen::just(PageTable::random)},
+                                                                         {1, rc::gen::just(PageTable::interval)},
+                                                                         {1, rc::gen::just(PageTable::reverse)}})),
+      rc::gen::set(&Boundary::shared_prefix,
+                   shared ? rc::gen::weightedOneOf<std::int64_t>({{4, rc::gen::just<std::int64_t>(0)},
+                                                                  {1, rc::gen::element<std::int64_t>(1, 16, 129, 1000, 1 << 20)}})
+                          : rc::gen::just<std::int64_t>(0)));
 }
 
 void apply(const Boundary& x, const Domain& d, GenSpec& s) {
@@ -168,6 +182,9 @@ void apply(const Boundary& x, const Domain& d, GenSpec& s) {
   s.fp8_nonfinite = x.fp8_specials && x.fp8_nonfinite;
   s.alias_minus_s = x.alias_minus_s;
   s.ladder_levels = x.ladder_levels;
+  s.cfg.page_size = x.page_size;
+  s.pages = x.pages;
+  s.shared_prefix = x.page_size == 1 ? x.shared_prefix : 0;
 }
 
 // The rows a spec generates (requests, padding and inactive requests, trailing rows).

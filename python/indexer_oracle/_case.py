@@ -108,6 +108,11 @@ class Case:
     strides, of dtype bfloat16 / float8_e4m3fn / float8_e4m3fnuz / float8_e5m2 (``k_dtype``
     is then inferred). Bad input raises ``ValueError`` naming the field and value.
 
+    Paged K (docs/semantics.md "Paged K"): ``page_table`` int32 [rows, max_pages] maps logical
+    page p of table row b to a physical page, ``page_size`` tokens a page; token t of row b is
+    K slot ``page_table[b, t // page_size] * page_size + t % page_size``. ``req_to_token`` may
+    then be ``None`` (derived from the table); when given it must agree with it.
+
     Example::
 
         import numpy as np, indexer_oracle as io
@@ -121,7 +126,8 @@ class Case:
 
     def __init__(self, q: Any, k_cache: Any, req_to_token: Any, slot_ids: Any, seq_lens: Any, *, block_size: int, topk: int,
                  init_blocks: int = 0, local_blocks: int = 0, score_type: str = "max", sm_scale: Optional[float] = None,
-                 q_scale: float = 1.0, k_scale: float = 1.0, k_dtype: Optional[str] = None, packed_queries: int = 1) -> None:
+                 q_scale: float = 1.0, k_scale: float = 1.0, k_dtype: Optional[str] = None, packed_queries: int = 1,
+                 page_size: int = 1, page_table: Any = None) -> None:
         qb, q_kind = _bits(q, "q")
         if q_kind not in (None, "bf16"):
             raise ValueError(f"q: must be bfloat16 (or uint16/int16 bf16 bits), got {q_kind}")
@@ -149,12 +155,15 @@ class Case:
                   "init_blocks": _config_int(init_blocks, "init_blocks", 0),
                   "local_blocks": _config_int(local_blocks, "local_blocks", 0), "score_type": score_type,
                   "q_scale": _config_float(q_scale, "q_scale"), "k_scale": _config_float(k_scale, "k_scale"),
-                  "k_dtype": k_dtype, "packed_queries": _config_int(packed_queries, "packed_queries", 1)}
+                  "k_dtype": k_dtype, "packed_queries": _config_int(packed_queries, "packed_queries", 1),
+                  "page_size": _config_int(page_size, "page_size", 1)}
         if sm_scale is not None:
             config["sm_scale"] = _config_float(sm_scale, "sm_scale")
         self._c = _core.make_case(np.ascontiguousarray(qb).view(np.uint16), np.ascontiguousarray(kb).view(
-            np.uint16 if k_dtype == "bf16" else np.uint8), _ints(req_to_token, "req_to_token", np.int32),
-            _ints(slot_ids, "slot_ids", np.int64), _ints(seq_lens, "seq_lens", np.int64), json.dumps(config, allow_nan=False))
+            np.uint16 if k_dtype == "bf16" else np.uint8),
+            None if req_to_token is None else _ints(req_to_token, "req_to_token", np.int32),
+            _ints(slot_ids, "slot_ids", np.int64), _ints(seq_lens, "seq_lens", np.int64), json.dumps(config, allow_nan=False),
+            None if page_table is None else _ints(page_table, "page_table", np.int32))
 
     @classmethod
     def _wrap(cls, core_case: Any) -> "Case":
@@ -174,7 +183,8 @@ class Case:
     # Inputs (numpy copies).
     q = property(lambda self: self._c.q, doc="uint16 bf16 bits [R, Hq, D]")
     k_cache = property(lambda self: self._c.k_cache, doc="uint16 bf16 bits or uint8 fp8 codes [S, Hk, D]")
-    req_to_token = property(lambda self: self._c.req_to_token, doc="int32 [rows, width]")
+    req_to_token = property(lambda self: self._c.req_to_token, doc="int32 [rows, width] (derived from page_table when paged)")
+    page_table = property(lambda self: self._c.page_table, doc="int32 [rows, max_pages], or None (token slots)")
     slot_ids = property(lambda self: self._c.slot_ids, doc="int64 [R]")
     seq_lens = property(lambda self: self._c.seq_lens, doc="int64 [R]")
     # Shapes.
@@ -198,11 +208,13 @@ class Case:
     q_scale = property(lambda self: self._cfg("q_scale"))
     k_scale = property(lambda self: self._cfg("k_scale"))
     packed_queries = property(lambda self: self._cfg("packed_queries"))
+    page_size = property(lambda self: json.loads(self._c.config_json).get("page_size", 1), doc="tokens per K page (1: token slots)")
 
     def torch(self, device: str = "cuda") -> dict[str, Any]:
         """The inputs as torch tensors of the right dtypes on ``device``: q bfloat16, k_cache
-        bfloat16 or float8_*, req_to_token int32, slot_ids int64, seq_lens int32; plus the
-        config keys. An adapter to a real kernel is then a few lines."""
+        bfloat16 or float8_*, req_to_token int32, slot_ids int64, seq_lens int32, page_table int32
+        (None for token-slot cases); plus the config keys (page_size too). An adapter to a real
+        kernel is then a few lines."""
         import torch
 
         kdt = {"bf16": torch.bfloat16, "e4m3fn": torch.float8_e4m3fn, "e4m3fnuz": torch.float8_e4m3fnuz,
@@ -215,15 +227,17 @@ class Case:
             "req_to_token": torch.from_numpy(self.req_to_token).to(device),
             "slot_ids": torch.from_numpy(self.slot_ids).to(device),
             "seq_lens": torch.from_numpy(self.seq_lens.astype(np.int32)).to(device),
+            "page_table": None if self.page_table is None else torch.from_numpy(self.page_table).to(device),
         }
         out.update({k: getattr(self, k) for k in ("block_size", "topk", "init_blocks", "local_blocks", "score_type", "sm_scale",
-                                                   "q_scale", "k_scale", "packed_queries")})
+                                                   "q_scale", "k_scale", "packed_queries", "page_size")})
         return out
 
     def __repr__(self) -> str:
         return (f"Case(R={self.R}, Hq={self.Hq}, Hk={self.Hk}, D={self.D}, S={self.S}, NB={self.NB}, k_dtype='{self.k_dtype}', "
                 f"block_size={self.block_size}, topk={self.topk}, init_blocks={self.init_blocks}, "
-                f"local_blocks={self.local_blocks}, score_type='{self.score_type}', packed_queries={self.packed_queries})")
+                f"local_blocks={self.local_blocks}, score_type='{self.score_type}', packed_queries={self.packed_queries}"
+                + (f", page_size={self.page_size}, max_pages={self.page_table.shape[1]})" if self.page_table is not None else ")"))
 
 
 def presets() -> list[str]:

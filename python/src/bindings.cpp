@@ -46,22 +46,33 @@ void need_ndim(const py::array& a, int ndim, const char* field, const char* dims
 }
 
 // q: uint16 bf16 bits [R,Hq,D]; k: uint16 bf16 bits or uint8 fp8 codes [S,Hk,D].
+// req_to_token may be None when page_table is given (it is then derived from the table).
+using I32Array = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
 Case make_case(py::array_t<std::uint16_t, py::array::c_style | py::array::forcecast> q, py::array k,
-               py::array_t<std::int32_t, py::array::c_style | py::array::forcecast> req_to_token,
+               std::optional<I32Array> req_to_token,
                py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> slot_ids,
-               py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> seq_lens, const std::string& config_json) {
+               py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> seq_lens, const std::string& config_json,
+               std::optional<I32Array> page_table) {
   Case c;
   c.cfg = ixo::parse_config_json(config_json);
   need_ndim(q, 3, "q", "[R, Hq, D]");
   need_ndim(k, 3, "k_cache", "[S, Hk, D]");
-  need_ndim(req_to_token, 2, "req_to_token", "[rows, width]");
+  if (!req_to_token && !page_table) throw ixo::InputError("req_to_token", "missing (give it, or a page_table)");
+  if (req_to_token) need_ndim(*req_to_token, 2, "req_to_token", "[rows, width]");
+  if (page_table) need_ndim(*page_table, 2, "page_table", "[rows, max_pages]");
   need_ndim(slot_ids, 1, "slot_ids", "[R]");
   need_ndim(seq_lens, 1, "seq_lens", "[R]");
   c.R = q.shape(0), c.Hq = q.shape(1), c.D = q.shape(2);
   c.S = k.shape(0), c.Hk = k.shape(1);
   if (k.shape(2) != c.D)
     throw ixo::InputError("k_cache", "head dim " + std::to_string(k.shape(2)) + " differs from q's " + std::to_string(c.D));
-  c.rows = req_to_token.shape(0), c.width = req_to_token.shape(1);
+  if (page_table) {
+    c.rows = page_table->shape(0), c.max_pages = page_table->shape(1);
+    if (req_to_token && req_to_token->shape(0) != c.rows)
+      throw ixo::InputError("page_table", "has " + std::to_string(c.rows) + " rows, req_to_token " + std::to_string(req_to_token->shape(0)));
+    c.page_table = from_numpy(*page_table);
+  }
+  if (req_to_token) c.rows = req_to_token->shape(0), c.width = req_to_token->shape(1);
   c.q = from_numpy(q);
   if (ixo::is_fp8(c.cfg.k_dtype)) {
     if (k.itemsize() != 1) throw ixo::InputError("k_cache", "fp8 codes must be 1-byte elements, got " + std::to_string(k.itemsize()));
@@ -72,7 +83,8 @@ Case make_case(py::array_t<std::uint16_t, py::array::c_style | py::array::forcec
     c.k_cache.resize(static_cast<std::size_t>(k16.size()) * 2);
     std::memcpy(c.k_cache.data(), k16.data(), c.k_cache.size());
   }
-  c.req_to_token = from_numpy(req_to_token);
+  if (req_to_token) c.req_to_token = from_numpy(*req_to_token);
+  else ixo::derive_req_to_token(c);
   c.slot_ids = from_numpy(slot_ids);
   c.seq_lens = from_numpy(seq_lens);
   ixo::validate(c);
@@ -169,6 +181,10 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("q", [](const Case& c) { return to_numpy(c.q, {c.R, c.Hq, c.D}); })
       .def_property_readonly("k_cache", &k_cache_array)
       .def_property_readonly("req_to_token", [](const Case& c) { return to_numpy(c.req_to_token, {c.rows, c.width}); })
+      .def_property_readonly("page_table", [](const Case& c) -> py::object {
+        if (!c.paged()) return py::none();
+        return to_numpy(c.page_table, {c.rows, c.max_pages});
+      })
       .def_property_readonly("slot_ids", [](const Case& c) { return to_numpy(c.slot_ids, {c.R}); })
       .def_property_readonly("seq_lens", [](const Case& c) { return to_numpy(c.seq_lens, {c.R}); })
       .def_property_readonly("config_json", [](const Case& c) { return ixo::config_to_json(c.cfg); })

@@ -1,5 +1,6 @@
 #include "ixo/case.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -44,7 +45,80 @@ void check_scale_product(const Case& c) {
                                    "product and its partial products must be at least " + num(FLT_MIN) +
                                    " in magnitude)");
 }
+// Paged K: the table's shape and range, S a multiple of the page size, and req_to_token
+// equal to the table's derivation (docs/semantics.md "Paged K").
+void check_pages(const Case& c) {
+  const std::int64_t ps = c.cfg.page_size;
+  if (!c.paged()) return;
+  if (c.max_pages < 1)
+    throw InputError("page_table", "missing: page_size " + str(ps) + " needs a page table [rows, max_pages] (page_table.npy)");
+  const std::int64_t pnum = checked_product("page_table", "elements rows x max_pages", {c.rows, c.max_pages});
+  if (static_cast<std::int64_t>(c.page_table.size()) != pnum)
+    throw InputError("page_table", "holds " + str(static_cast<std::int64_t>(c.page_table.size())) + " elements, shape [" +
+                                       str(c.rows) + ", " + str(c.max_pages) + "] needs " + str(pnum));
+  if (c.S % ps != 0)
+    throw InputError("k_cache", "S = " + str(c.S) + " slots is not a multiple of page_size " + str(ps));
+  if (c.S > (std::int64_t{1} << 31))
+    throw InputError("k_cache", "S = " + str(c.S) + " slots: a paged cache holds at most 2^31 (int32 slots)");
+  const std::int64_t width = checked_product("page_table", "tokens max_pages x page_size", {c.max_pages, ps});
+  if (c.width != width)
+    throw InputError("req_to_token", "width " + str(c.width) + " differs from max_pages x page_size = " + str(c.max_pages) +
+                                         " x " + str(ps) + " of page_table");
+  const std::int64_t pages = c.S / ps;
+  for (std::int64_t b = 0; b < c.rows; ++b)
+    for (std::int64_t p = 0; p < c.max_pages; ++p) {
+      const std::int64_t v = c.page_table[static_cast<std::size_t>(b * c.max_pages + p)];
+      if (v < 0 || v >= pages)
+        throw InputError("page_table[" + str(b) + "," + str(p) + "]",
+                         "physical page " + str(v) + " is outside [0, " + str(pages) + ") (S = " + str(c.S) + " slots / page_size " +
+                             str(ps) + "; page tables hold no negative aliases)");
+    }
+  for (std::int64_t b = 0; b < c.rows; ++b)
+    for (std::int64_t t = 0; t < c.width; ++t) {
+      const std::int64_t page = c.page_table[static_cast<std::size_t>(b * c.max_pages + t / ps)];
+      const std::int64_t want = paged_slot(page, t, ps);
+      const std::int64_t got = c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
+      if (got != want)
+        throw InputError("req_to_token[" + str(b) + "," + str(t) + "]",
+                         "token slot " + str(got) + " contradicts page_table[" + str(b) + "," + str(t / ps) + "] = " + str(page) +
+                             ", which gives slot " + str(want) + " (page_size " + str(ps) + ")");
+    }
+}
 }  // namespace
+
+void derive_req_to_token(Case& c) {
+  const std::int64_t ps = c.cfg.page_size;
+  if (ps < 1) throw InputError("page_size", "must be >= 1, got " + str(ps));
+  c.width = checked_product("page_table", "tokens max_pages x page_size", {c.max_pages, ps});
+  const std::int64_t n = checked_product("page_table", "req_to_token elements rows x max_pages x page_size", {c.rows, c.width});
+  if (static_cast<std::int64_t>(c.page_table.size()) != c.rows * c.max_pages)
+    throw InputError("page_table", "holds " + str(static_cast<std::int64_t>(c.page_table.size())) + " elements, shape [" +
+                                       str(c.rows) + ", " + str(c.max_pages) + "] needs " + str(c.rows * c.max_pages));
+  c.req_to_token.assign(static_cast<std::size_t>(n), 0);
+  for (std::int64_t b = 0; b < c.rows; ++b)
+    for (std::int64_t t = 0; t < c.width; ++t)
+      c.req_to_token[static_cast<std::size_t>(b * c.width + t)] = static_cast<std::int32_t>(
+          paged_slot(c.page_table[static_cast<std::size_t>(b * c.max_pages + t / ps)], t, ps));
+}
+
+std::int64_t rows_sharing_slots(const Case& c) {
+  std::vector<std::int64_t> read_len(static_cast<std::size_t>(c.rows), 0);
+  for (std::int64_t r = 0; r < c.R; ++r) {
+    const std::int64_t b = table_row(c, r);
+    if (b >= 0) read_len[static_cast<std::size_t>(b)] = std::max(read_len[static_cast<std::size_t>(b)], c.seq_lens[r]);
+  }
+  std::vector<std::int64_t> reader(static_cast<std::size_t>(c.S), -1);  // first table row reading each slot
+  std::vector<char> sharing(static_cast<std::size_t>(c.rows), 0);
+  for (std::int64_t b = 0; b < c.rows; ++b)
+    for (std::int64_t t = 0; t < read_len[static_cast<std::size_t>(b)]; ++t) {
+      std::int64_t s = c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
+      if (s < 0) s += c.S;
+      std::int64_t& first = reader[static_cast<std::size_t>(s)];
+      if (first < 0) first = b;
+      else if (first != b) sharing[static_cast<std::size_t>(b)] = sharing[static_cast<std::size_t>(first)] = 1;
+    }
+  return std::count(sharing.begin(), sharing.end(), 1);
+}
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   std::int64_t s;
@@ -78,6 +152,7 @@ void validate(const Case& c) {
   if (g.init_blocks < 0) throw InputError("init_blocks", "must be >= 0, got " + str(g.init_blocks));
   if (g.local_blocks < 0) throw InputError("local_blocks", "must be >= 0, got " + str(g.local_blocks));
   if (g.packed_queries < 1) throw InputError("packed_queries", "must be >= 1, got " + str(g.packed_queries));
+  if (g.page_size < 1) throw InputError("page_size", "must be >= 1, got " + str(g.page_size));
   if (g.sm_scale && !std::isfinite(*g.sm_scale))
     throw InputError("sm_scale", "must be finite, got " + std::to_string(*g.sm_scale));
   if (!std::isfinite(g.q_scale)) throw InputError("q_scale", "must be finite, got " + std::to_string(g.q_scale));
@@ -104,6 +179,7 @@ void validate(const Case& c) {
   if (static_cast<std::int64_t>(c.req_to_token.size()) != tnum)
     throw InputError("req_to_token", "holds " + str(static_cast<std::int64_t>(c.req_to_token.size())) +
                                          " elements, shape needs " + str(tnum));
+  check_pages(c);
   if (static_cast<std::int64_t>(c.slot_ids.size()) != c.R)
     throw InputError("slot_ids", "has " + str(static_cast<std::int64_t>(c.slot_ids.size())) + " entries, q has " +
                                      str(c.R) + " rows");

@@ -107,7 +107,8 @@ Config parse_config_json(const std::string& text) {
   const json j = parse_json_strict(text, "case.json");
   if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + brief(j));
   static const char* known[] = {"block_size", "topk",    "init_blocks", "local_blocks", "score_type",
-                                "sm_scale",   "q_scale", "k_scale",     "k_dtype",      "packed_queries"};
+                                "sm_scale",   "q_scale", "k_scale",     "k_dtype",      "packed_queries",
+                                "page_size"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool found = false;
     for (const char* k : known) found |= it.key() == k;
@@ -126,6 +127,7 @@ Config parse_config_json(const std::string& text) {
   if (j.contains("q_scale")) c.q_scale = json_num(j, "q_scale");
   if (j.contains("k_scale")) c.k_scale = json_num(j, "k_scale");
   if (j.contains("packed_queries")) c.packed_queries = json_int(j, "packed_queries");
+  if (j.contains("page_size")) c.page_size = json_int(j, "page_size");
   return c;
 }
 
@@ -141,6 +143,7 @@ std::string config_to_json(const Config& c) {
   j["k_scale"] = c.k_scale;
   j["k_dtype"] = std::string(to_string(c.k_dtype));
   j["packed_queries"] = c.packed_queries;
+  if (c.page_size != 1) j["page_size"] = c.page_size;  // token-slot case files stay as they were
   return j.dump(2) + "\n";
 }
 
@@ -173,7 +176,12 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   } else {
     k = read_tensor(dir, "k_cache", 3, {k_descrs[0], k_descrs[1]});
   }
-  const NpyArray t = read_tensor(dir, "req_to_token", 2, {"<i4"});
+  // Paged K: page_table.npy is the truth; req_to_token.npy may be left out (derived), and
+  // when given it must agree with the table (validate()).
+  const bool has_pages = fs::exists(fs::symlink_status(fs::path(dir) / "page_table.npy", ec));
+  const NpyArray pt = has_pages ? read_tensor(dir, "page_table", 2, {"<i4"}) : NpyArray{};
+  const bool has_table = !has_pages || fs::exists(fs::symlink_status(fs::path(dir) / "req_to_token.npy", ec));
+  const NpyArray t = has_table ? read_tensor(dir, "req_to_token", 2, {"<i4"}) : NpyArray{};
   const NpyArray s = read_tensor(dir, "slot_ids", 1, {"<i8", "<i4"});
   const NpyArray l = read_tensor(dir, "seq_lens", 1, {"<i4", "<i8"});
 
@@ -184,8 +192,18 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   c.Hk = k.shape[1];
   if (k.shape[2] != c.D)
     throw InputError("k_cache", "head dim " + std::to_string(k.shape[2]) + " does not match q head dim " + std::to_string(c.D));
-  c.rows = t.shape[0];
-  c.width = t.shape[1];
+  if (has_pages) {
+    c.rows = pt.shape[0];
+    c.max_pages = pt.shape[1];
+    if (has_table && t.shape[0] != c.rows)
+      throw InputError("page_table", "has " + std::to_string(c.rows) + " rows (shape " + shape_string(pt.shape) +
+                                         "), req_to_token " + std::to_string(t.shape[0]) + " (shape " + shape_string(t.shape) + ")");
+    c.page_table = npy_values<std::int32_t>(pt);
+  }
+  if (has_table) {
+    c.rows = t.shape[0];
+    c.width = t.shape[1];
+  }
   if (s.shape[0] != c.R)
     throw InputError("slot_ids", "shape " + shape_string(s.shape) + " does not match q rows " + std::to_string(c.R));
   if (l.shape[0] != c.R)
@@ -194,7 +212,8 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   c.k_cache = std::move(k.data);  // moved, not copied: K is held once
   c.k_mapped = std::move(km.data);
   c.k_mapped_bytes = km.bytes;
-  c.req_to_token = npy_values<std::int32_t>(t);
+  if (has_table) c.req_to_token = npy_values<std::int32_t>(t);
+  else derive_req_to_token(c);
   c.slot_ids = as_int64(s);
   c.seq_lens = as_int64(l);
   validate(c);
@@ -216,6 +235,10 @@ void save_case(const Case& c, const std::string& dir) {
   write_npy(p("req_to_token.npy"), "<i4", {c.rows, c.width}, c.req_to_token.data(), c.req_to_token.size() * 4);
   write_npy(p("slot_ids.npy"), "<i8", {c.R}, c.slot_ids.data(), c.slot_ids.size() * 8);
   write_npy(p("seq_lens.npy"), "<i8", {c.R}, c.seq_lens.data(), c.seq_lens.size() * 8);
+  if (c.paged())
+    write_npy(p("page_table.npy"), "<i4", {c.rows, c.max_pages}, c.page_table.data(), c.page_table.size() * 4);
+  else
+    fs::remove(p("page_table.npy"));  // a directory written over: no stale table
 }
 
 Observed load_observed(const Case& c, const std::string& topk_path, const std::string& scores_path) {

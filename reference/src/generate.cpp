@@ -2,8 +2,9 @@
 // permuted and gapped slot tables, permuted token slots with negative aliases, graph
 // padding and inactive requests, the rows of real CUDA-graph batches (packed_queries other
 // than the rows per request, trailing padding and inactive rows that do not fill a group,
-// inactive rows inside requests), and three value families (gaussian, tie-free exact,
-// near-tie). Every knob at its default draws nothing from the generator, so the cases of
+// inactive rows inside requests), shared K (paged cases whose physical pages are shared by
+// every table row; prefix sharing of token slots), and the value families (gaussian, tie-free
+// exact, near-tie, ladder, plateau). Every knob at its default draws nothing from the generator, so the cases of
 // older specs (fixtures, regressions) stay bit for bit the same.
 #include "ixo/generate.hpp"
 
@@ -217,6 +218,54 @@ void put_fp8_subnormal_only(Case& c, Rng& g) {
   }
 }
 
+// Prefix sharing (page size 1): how many leading positions of each table row reuse the
+// slots of the first real request's row: min(shared_prefix, both used lengths) for every
+// other real request's row, 0 elsewhere.
+std::vector<std::int64_t> shared_lengths(const std::vector<Request>& reqs, const std::vector<std::int64_t>& used_len,
+                                         std::int64_t shared_prefix) {
+  std::vector<std::int64_t> share(used_len.size(), 0);
+  std::int64_t owner = -1;
+  for (const auto& q : reqs) {
+    if (q.kind != Kind::real || shared_prefix <= 0) continue;
+    if (owner < 0) owner = q.slot;
+    else if (q.slot != owner)
+      share[static_cast<std::size_t>(q.slot)] =
+          std::min({shared_prefix, used_len[static_cast<std::size_t>(q.slot)], used_len[static_cast<std::size_t>(owner)]});
+  }
+  return share;
+}
+
+// Paged K: max_pages covers the width, N = max_pages + 3 physical pages of page_size slots,
+// every table row mapped onto them by `kind` (so pages are shared between rows), and
+// req_to_token derived. Returns each row's used slots.
+std::vector<std::vector<std::int64_t>> paged_tokens(Case& c, PageTable kind, Rng& g, const std::vector<std::int64_t>& used_len) {
+  const std::int64_t ps = c.cfg.page_size;
+  c.max_pages = ceil_div(c.width, ps);
+  const std::int64_t n = c.max_pages + 3;
+  c.S = n * ps;
+  c.page_table.assign(static_cast<std::size_t>(c.rows * c.max_pages), 0);
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  for (std::int64_t b = 0; b < c.rows; ++b) {
+    if (kind == PageTable::random) {
+      std::iota(perm.begin(), perm.end(), 0);
+      std::shuffle(perm.begin(), perm.end(), g);
+    }
+    for (std::int64_t p = 0; p < c.max_pages; ++p) {
+      std::int64_t page = perm[static_cast<std::size_t>(p)];
+      if (kind == PageTable::interval) page = (2 * p + b) % n;
+      if (kind == PageTable::reverse) page = (((n - 1 - 3 * b - p) % n) + n) % n;
+      c.page_table[static_cast<std::size_t>(b * c.max_pages + p)] = static_cast<std::int32_t>(page);
+    }
+  }
+  derive_req_to_token(c);
+  std::vector<std::vector<std::int64_t>> tokens(static_cast<std::size_t>(c.rows));
+  for (std::int64_t b = 0; b < c.rows; ++b) {
+    const auto at = c.req_to_token.begin() + static_cast<std::ptrdiff_t>(b * c.width);
+    tokens[static_cast<std::size_t>(b)].assign(at, at + static_cast<std::ptrdiff_t>(used_len[static_cast<std::size_t>(b)]));
+  }
+  return tokens;
+}
+
 }  // namespace
 
 Fp8Kind fp8_kind(std::uint8_t code, KDtype t) {
@@ -225,6 +274,15 @@ Fp8Kind fp8_kind(std::uint8_t code, KDtype t) {
   if (v == 0.0f) return Fp8Kind::zero;
   const int mant_bits = t == KDtype::e5m2 ? 2 : 3;
   return ((code & 0x7f) >> mant_bits) == 0 ? Fp8Kind::subnormal : Fp8Kind::normal;  // exponent field 0
+}
+
+const char* page_table_name(PageTable p) {
+  switch (p) {
+    case PageTable::interval: return "interval";
+    case PageTable::reverse: return "reverse";
+    case PageTable::random: break;
+  }
+  return "random";
 }
 
 const char* values_name(Values v) {
@@ -311,33 +369,48 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   for (const auto& q : reqs) max_len = std::max(max_len, q.prefix + spec.draft_rows);
   c.width = max_len + spec.extra_width;
 
-  // Token slots: each used (table row, position) gets its own cache slot; a random
-  // permutation when asked, some stored as negative aliases (slot - S).
-  std::vector<std::int64_t> used_rows;
+  // Token slots: each used (table row, position) gets its own cache slot, except the shared
+  // prefixes (the first real request's slots); a random permutation when asked, some stored
+  // as negative aliases (slot - S). Paged cases: slots from the page table instead.
   std::vector<std::int64_t> used_len(static_cast<std::size_t>(c.rows), 0);
   for (const auto& q : reqs)
     if (q.kind != Kind::inactive) used_len[static_cast<std::size_t>(q.slot)] = std::max(used_len[static_cast<std::size_t>(q.slot)], q.prefix + spec.draft_rows);
   used_len[0] = std::max(used_len[0], trailing_pad_max);
-  c.S = std::max<std::int64_t>(1, std::accumulate(used_len.begin(), used_len.end(), std::int64_t{0}));
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(c.S));
-  std::iota(perm.begin(), perm.end(), 0);
-  if (spec.permute_tokens) std::shuffle(perm.begin(), perm.end(), g);
-  c.req_to_token.assign(static_cast<std::size_t>(c.rows * c.width), 0);
+  if ((c.cfg.page_size > 1 || spec.shared_prefix > 0) && spec.values == Values::exact)
+    throw InputError("values", "exact values need private token slots (page_size 1, shared_prefix 0)");
   std::vector<std::vector<std::int64_t>> row_tokens(static_cast<std::size_t>(c.rows));
-  std::size_t next_slot = 0;
-  for (std::int64_t row = 0; row < c.rows; ++row)
-    for (std::int64_t t = 0; t < c.width; ++t) {
-      std::int64_t s;
-      if (t < used_len[static_cast<std::size_t>(row)]) {
-        s = perm[next_slot++];
-        row_tokens[static_cast<std::size_t>(row)].push_back(s);
-      } else {
-        s = uniform(g, 0, c.S - 1);  // never read: any valid slot
+  if (c.cfg.page_size > 1) {
+    row_tokens = paged_tokens(c, spec.pages, g, used_len);
+  } else {
+    const std::vector<std::int64_t> share_len = shared_lengths(reqs, used_len, spec.shared_prefix);
+    c.S = std::max<std::int64_t>(1, std::accumulate(used_len.begin(), used_len.end(), std::int64_t{0}) -
+                                        std::accumulate(share_len.begin(), share_len.end(), std::int64_t{0}));
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(c.S));
+    std::iota(perm.begin(), perm.end(), 0);
+    if (spec.permute_tokens) std::shuffle(perm.begin(), perm.end(), g);
+    std::size_t next_slot = 0;
+    std::int64_t owner = -1;  // the table row whose slots the shared prefixes reuse
+    for (std::int64_t row = 0; row < c.rows; ++row)
+      for (std::int64_t t = 0; t < used_len[static_cast<std::size_t>(row)]; ++t)
+        row_tokens[static_cast<std::size_t>(row)].push_back(t < share_len[static_cast<std::size_t>(row)] ? -1 : perm[next_slot++]);
+    for (const auto& q : reqs)
+      if (q.kind == Kind::real && owner < 0) owner = q.slot;
+    for (std::int64_t row = 0; row < c.rows; ++row)
+      for (std::int64_t t = 0; t < share_len[static_cast<std::size_t>(row)]; ++t)
+        row_tokens[static_cast<std::size_t>(row)][static_cast<std::size_t>(t)] = row_tokens[static_cast<std::size_t>(owner)][static_cast<std::size_t>(t)];
+    c.req_to_token.assign(static_cast<std::size_t>(c.rows * c.width), 0);
+    for (std::int64_t row = 0; row < c.rows; ++row)
+      for (std::int64_t t = 0; t < c.width; ++t) {
+        std::int64_t s;
+        if (t < used_len[static_cast<std::size_t>(row)])
+          s = row_tokens[static_cast<std::size_t>(row)][static_cast<std::size_t>(t)];
+        else
+          s = uniform(g, 0, c.S - 1);  // never read: any valid slot
+        if (spec.negative_aliases && uniform(g, 0, 3) == 0) s -= c.S;
+        if (spec.alias_minus_s && s == 0) s = -c.S;
+        c.req_to_token[static_cast<std::size_t>(row * c.width + t)] = static_cast<std::int32_t>(s);
       }
-      if (spec.negative_aliases && uniform(g, 0, 3) == 0) s -= c.S;
-      if (spec.alias_minus_s && s == 0) s = -c.S;
-      c.req_to_token[static_cast<std::size_t>(row * c.width + t)] = static_cast<std::int32_t>(s);
-    }
+  }
   // Inactive requests: slot ids past the table, or -1 (aliases S-1, past the table too
   // whenever S > rows; otherwise use rows + 1).
   for (auto& q : reqs)

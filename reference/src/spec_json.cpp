@@ -16,6 +16,12 @@ Values parse_values(const std::string& s) {
   throw InputError("values", "unknown value family '" + s + "' (gaussian, exact, near_tie, ladder, plateau, selector_sweep)");
 }
 
+PageTable parse_pages(const std::string& s) {
+  for (PageTable p : {PageTable::random, PageTable::interval, PageTable::reverse})
+    if (s == page_table_name(p)) return p;
+  throw InputError("pages", "unknown page table '" + s + "' (random, interval, reverse)");
+}
+
 template <class T>
 T get(const json& j, const char* key) {
   try {
@@ -71,6 +77,8 @@ GenSpec spec_from_json(const std::string& text) {
     else if (k == "fp8_nonfinite") s.fp8_nonfinite = get<bool>(j, "fp8_nonfinite");
     else if (k == "fp8_subnormal_only") s.fp8_subnormal_only = get<bool>(j, "fp8_subnormal_only");
     else if (k == "alias_minus_s") s.alias_minus_s = get<bool>(j, "alias_minus_s");
+    else if (k == "pages") s.pages = parse_pages(get<std::string>(j, "pages"));
+    else if (k == "shared_prefix") s.shared_prefix = get<std::int64_t>(j, "shared_prefix");
     else throw InputError(k, "unknown key in a generator spec");
   }
   return s;
@@ -104,6 +112,8 @@ std::string spec_to_json(const GenSpec& s) {
   if (s.fp8_nonfinite) j["fp8_nonfinite"] = true;
   if (s.fp8_subnormal_only) j["fp8_subnormal_only"] = true;
   if (s.alias_minus_s) j["alias_minus_s"] = true;
+  if (s.cfg.page_size > 1) j["pages"] = page_table_name(s.pages);  // config holds page_size
+  if (s.shared_prefix > 0) j["shared_prefix"] = s.shared_prefix;
   return j.dump(2) + "\n";
 }
 

@@ -10,25 +10,39 @@ namespace ixo {
 
 Case relabel_slots(const Case& c, std::uint64_t seed) {
   std::mt19937_64 g(seed);
-  std::vector<std::int64_t> slot_perm(static_cast<std::size_t>(c.S)), row_perm(static_cast<std::size_t>(c.rows));
-  std::iota(slot_perm.begin(), slot_perm.end(), 0);
+  // Paged K moves whole pages (a slot keeps its offset in the page), so the table stays a
+  // page table; token slots move one by one.
+  const std::int64_t ps = c.paged() ? c.cfg.page_size : 1;
+  std::vector<std::int64_t> unit_perm(static_cast<std::size_t>(c.S / ps)), row_perm(static_cast<std::size_t>(c.rows));
+  std::iota(unit_perm.begin(), unit_perm.end(), 0);
   std::iota(row_perm.begin(), row_perm.end(), 0);
-  std::shuffle(slot_perm.begin(), slot_perm.end(), g);
+  std::shuffle(unit_perm.begin(), unit_perm.end(), g);
   std::shuffle(row_perm.begin(), row_perm.end(), g);
+  std::vector<std::int64_t> slot_perm(static_cast<std::size_t>(c.S));
+  for (std::int64_t s = 0; s < c.S; ++s)
+    slot_perm[static_cast<std::size_t>(s)] = paged_slot(unit_perm[static_cast<std::size_t>(s / ps)], s, ps);
   Case d = c;
   const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * element_bytes(c.cfg.k_dtype));
   for (std::int64_t s = 0; s < c.S; ++s)
     std::memcpy(&d.k_cache[static_cast<std::size_t>(slot_perm[static_cast<std::size_t>(s)]) * row_bytes],
                 &c.k_cache[static_cast<std::size_t>(s) * row_bytes], row_bytes);
-  for (std::int64_t t = 0; t < c.rows; ++t)
-    for (std::int64_t j = 0; j < c.width; ++j) {
-      const std::int32_t v = c.req_to_token[static_cast<std::size_t>(t * c.width + j)];
-      const bool neg = v < 0;
-      const std::int64_t s = neg ? v + c.S : v;
-      std::int64_t m = (s >= 0 && s < c.S) ? slot_perm[static_cast<std::size_t>(s)] : s;
-      if (neg && s >= 0 && s < c.S) m -= c.S;
-      d.req_to_token[static_cast<std::size_t>(row_perm[static_cast<std::size_t>(t)] * c.width + j)] = static_cast<std::int32_t>(m);
-    }
+  if (c.paged()) {
+    for (std::int64_t t = 0; t < c.rows; ++t)
+      for (std::int64_t p = 0; p < c.max_pages; ++p)
+        d.page_table[static_cast<std::size_t>(row_perm[static_cast<std::size_t>(t)] * c.max_pages + p)] =
+            static_cast<std::int32_t>(unit_perm[static_cast<std::size_t>(c.page_table[static_cast<std::size_t>(t * c.max_pages + p)])]);
+    derive_req_to_token(d);
+  } else {
+    for (std::int64_t t = 0; t < c.rows; ++t)
+      for (std::int64_t j = 0; j < c.width; ++j) {
+        const std::int32_t v = c.req_to_token[static_cast<std::size_t>(t * c.width + j)];
+        const bool neg = v < 0;
+        const std::int64_t s = neg ? v + c.S : v;
+        std::int64_t m = (s >= 0 && s < c.S) ? slot_perm[static_cast<std::size_t>(s)] : s;
+        if (neg && s >= 0 && s < c.S) m -= c.S;
+        d.req_to_token[static_cast<std::size_t>(row_perm[static_cast<std::size_t>(t)] * c.width + j)] = static_cast<std::int32_t>(m);
+      }
+  }
   for (std::int64_t r = 0; r < c.R; ++r) {
     const std::int64_t sid = table_row(c, r);
     if (sid >= 0) d.slot_ids[static_cast<std::size_t>(r)] = row_perm[static_cast<std::size_t>(sid)];

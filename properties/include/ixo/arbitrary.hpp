@@ -53,6 +53,10 @@ struct Knobs {
   // NaN/Inf codes too (with fp8_specials): a NaN logit makes its block NaN, a +inf one +inf,
   // max and lse, in the oracle and the kernels alike (docs/semantics.md "Scores").
   bool fp8_nonfinite = true;
+  // Shared K (issue 25 item 4): about one case in 4 paged (page size 16 or 128, page tables
+  // random / interval / reverse: physical pages shared between requests), and one token-slot
+  // case in 5 with a shared prefix (requests reading the same slots). Off with exact values.
+  bool shared_k = true;
   // The kernel's contract (null: the spec): every drawn case lies inside its domain, and
   // shrinking stays inside (each choice is drawn from the contract's own ranges).
   std::shared_ptr<const Contract> contract;

@@ -25,6 +25,7 @@ struct Config {
   double k_scale = 1.0;
   KDtype k_dtype = KDtype::bf16;
   int packed_queries = 1;  // consecutive rows forming one request's verify group
+  int page_size = 1;       // tokens per K page (1: token slots); > 1 needs Case::page_table
 };
 
 struct Case {
@@ -43,6 +44,13 @@ struct Case {
   std::vector<std::int32_t> req_to_token;// [rows, width]
   std::vector<std::int64_t> slot_ids;    // [R]
   std::vector<std::int64_t> seq_lens;    // [R]
+  // Paged K (docs/semantics.md "Paged K"): page_table [rows, max_pages] maps logical page p
+  // of table row b to a physical page; cfg.page_size tokens a page. When present it is the
+  // truth and req_to_token is derived from it (derive_req_to_token), so everything that
+  // reads req_to_token (oracles, twins, GPU kernels) is unchanged. max_pages 0 = no table.
+  std::int64_t max_pages = 0;
+  std::vector<std::int32_t> page_table;  // [rows, max_pages], entries in [0, S / page_size)
+  bool paged() const { return cfg.page_size > 1 || max_pages > 0; }
   // K may instead be a read-only map of k_cache.npy (load_case_mapped(dir), used
   // by `ixo ref`): then k_cache is empty and k_mapped holds the k_view().size() bytes. Only
   // the oracles, validate() and save_case() read K through k_view(); give every other
@@ -64,6 +72,19 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 // [-S, 0) alias) or its length is 0.
 std::int64_t table_row(const Case& c, std::int64_t r);
 std::int64_t row_blocks(const Case& c, std::int64_t r);  // 0 for inactive rows
+
+// K slot of token t of a table row whose logical page t / page_size is physical page
+// `page`: page * page_size + t % page_size (the one paging formula).
+inline std::int64_t paged_slot(std::int64_t page, std::int64_t t, std::int64_t page_size) {
+  return page * page_size + t % page_size;
+}
+// Sets width = max_pages * page_size and req_to_token[b, t] = paged_slot(page_table[b,
+// t / page_size], t) from c.page_table (rows, max_pages, cfg.page_size must be set).
+void derive_req_to_token(Case& c);
+
+// Table rows of c that read a K slot another table row reads too (positions below the
+// longest active row reading each table row; aliases wrapped): 0 = no slot is shared.
+std::int64_t rows_sharing_slots(const Case& c);
 
 // Throws InputError naming the first malformed field and its value.
 void validate(const Case& c);

@@ -1,5 +1,6 @@
 // Case directories: case.json + q.npy, k_cache.npy, req_to_token.npy, slot_ids.npy,
-// seq_lens.npy; outputs topk_idx.npy (int32 [Hq,R,topk]) and scores.npy (float32 [Hq,R,NB]).
+// seq_lens.npy, and for paged K page_table.npy (int32 [rows, max_pages]; req_to_token.npy
+// may then be left out: it is derived from the table; case.json "page_size"); outputs topk_idx.npy (int32 [Hq,R,topk]) and scores.npy (float32 [Hq,R,NB]).
 #pragma once
 #include <string>
 

@@ -21,6 +21,14 @@ enum class Values : std::uint8_t {
                    // top, ties, +-1e20, all equal (generate_selector.hpp; score max)
 };
 
+// The page table of a paged case (cfg.page_size > 1) over N = max_pages + 3 physical pages,
+// row b of the table (MSA's test tables; their 2 x 4 tables are rows 0 and 1 at N = 7):
+enum class PageTable : std::uint8_t {
+  random,    // per row, the first max_pages of a random permutation of the N pages
+  interval,  // (2p + b) mod N: [[0,2,4,6],[1,3,5,0]]
+  reverse,   // (N - 1 - 3b - p) mod N: [[6,5,4,3],[3,2,1,0]]
+};
+
 struct GenSpec {
   int requests = 2;
   int draft_rows = 4;                  // rows per request (L_j = prefix + j + 1)
@@ -56,6 +64,14 @@ struct GenSpec {
   bool alias_minus_s = false;          // token slot 0 is always stored as its alias -S
   bool fp8_subnormal_only = false;     // fp8 K: every element a subnormal or zero code of its format
                                        // (a cache quantized with a tiny scale: no normal code at all)
+  // Shared K (docs/semantics.md "Paged K"). cfg.page_size > 1: a paged case whose table
+  // `pages` maps every table row onto N = max_pages + 3 physical pages, so pages are shared
+  // between requests (negative_aliases, alias_minus_s and permute_tokens do not apply).
+  // page_size 1: shared_prefix > 0 gives every other real request's first
+  // min(shared_prefix, both lengths) positions the first real request's token slots.
+  // Values::exact needs private slots (both are errors with it).
+  PageTable pages = PageTable::random;
+  std::int64_t shared_prefix = 0;
 
   // One builder for the set-up blocks (GenSpec{}.rows(2, 4).heads(2, 1, 64)...).
   GenSpec& rows(int n_requests, int n_draft_rows) { requests = n_requests; draft_rows = n_draft_rows; return *this; }
@@ -75,6 +91,7 @@ struct GenSpec {
 
 Case generate(const GenSpec& spec, std::uint64_t seed);
 const char* values_name(Values v);
+const char* page_table_name(PageTable p);  // "random", "interval", "reverse"
 
 // The class of an fp8 code of format t (exponent field 0 and a nonzero mantissa: subnormal).
 enum class Fp8Kind : std::uint8_t { normal, subnormal, zero, nonfinite };
@@ -93,7 +110,8 @@ namespace ixo {
 // values ("gaussian"|"exact"|"near_tie"|"ladder"|"plateau"|"selector_sweep"), permute_slots, request_slots, permute_tokens,
 // negative_aliases, padding_requests, inactive_requests, extra_width, packed_queries
 // (0 = draft_rows), trailing_padding_rows, trailing_inactive_rows,
-// inactive_rows_in_requests, ladder_levels, fp8_specials, fp8_nonfinite, alias_minus_s (the GenSpec
+// inactive_rows_in_requests, ladder_levels, fp8_specials, fp8_nonfinite, alias_minus_s,
+// pages ("random"|"interval"|"reverse"), shared_prefix (the GenSpec
 // fields of the same names; all optional, default 0/off), or "preset": NAME as the base that the other keys override. Unknown keys are errors.
 GenSpec spec_from_json(const std::string& text);
 std::string spec_to_json(const GenSpec& s);

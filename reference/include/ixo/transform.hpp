@@ -11,7 +11,9 @@
 namespace ixo {
 
 // Moves every cache slot s to perm[s] and every table row t to perm'[t] (seeded
-// permutations), rewriting req_to_token (negative aliases stay negative) and slot_ids.
+// permutations), rewriting req_to_token (negative aliases stay negative) and slot_ids. A
+// paged case moves whole physical pages and rewrites its page table (still paged). The
+// other transforms keep the table, K and page table as they are: paged cases stay valid.
 Case relabel_slots(const Case& c, std::uint64_t seed);
 
 // Appends whole packed groups after the real rows: `padding` groups that read the table
