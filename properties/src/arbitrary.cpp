@@ -49,7 +49,8 @@ struct Domain {
   std::int64_t max_prefix = 2500, max_rows = 0, max_length = 0;
   Packing packing = Packing::any_rows;
   bool inactive = true, aliases = true, nonfinite = true, long_rows = true, topk1 = true, exact = true;
-  bool quantized = false;  // a quantized selector: a third of the gaussian draws become Values::selector_sweep
+  bool quantized = false;
+  std::vector<int> page_sizes;  // the contract's; empty: the generator's own weights  // a quantized selector: a third of the gaussian draws become Values::selector_sweep
   int long_bs_lo = 1, long_bs_hi = 2;  // block sizes of the 16384+-block rows
   int long_D = 64;
 };
@@ -81,6 +82,7 @@ Domain domain_of(const Knobs& k) {
   d.aliases = c.negative_aliases;
   d.nonfinite = c.nonfinite;
   d.quantized = c.semantics.selection == Selection::quantized16;
+  d.page_sizes = c.page_sizes;
   d.topk1 = c.topk_min <= 1;
   d.exact = std::find(d.score_types.begin(), d.score_types.end(), ScoreType::max) != d.score_types.end();
   if (!c.block_sizes.empty()) d.long_bs_lo = d.long_bs_hi = *std::min_element(c.block_sizes.begin(), c.block_sizes.end());
@@ -154,7 +156,8 @@ rc::Gen<Boundary> boundary(const Knobs& k, const Domain& d) {
       rc::gen::set(&Boundary::alias_minus_s, d.aliases ? sometimes(4) : rc::gen::just(false)),
       rc::gen::set(&Boundary::ladder_levels, rc::gen::inRange(2, 7)),
       rc::gen::set(&Boundary::tiny_topk, rc::gen::inRange(std::max(1, d.topk_lo), std::min(std::max(1, d.topk_lo) + 2, d.topk_hi + 1))),
-      rc::gen::set(&Boundary::page_size, shared ? rc::gen::weightedOneOf<int>({{9, rc::gen::just(1)}, {2, rc::gen::just(16)}, {1, rc::gen::just(128)}})
+      rc::gen::set(&Boundary::page_size, !d.page_sizes.empty() ? one_of(d.page_sizes)
+                                         : shared ? rc::gen::weightedOneOf<int>({{9, rc::gen::just(1)}, {2, rc::gen::just(16)}, {1, rc::gen::just(128)}})
                                                 : rc::gen::just(1)),
       rc::gen::set(&Boundary::pages, rc::gen::weightedOneOf<PageTable>({{2, rc::gen::just(PageTable::random)},
                                                                          {1, rc::gen::just(PageTable::interval)},

@@ -77,6 +77,7 @@ std::optional<std::string> Contract::refuses(const Case& c) const {
   if (!allowed(heads, std::pair<int, int>(static_cast<int>(c.Hq), static_cast<int>(c.Hk))))
     return fmt::format("(Hq, Hk) ({}, {}) (contract allows {})", c.Hq, c.Hk, heads);
   if (!allowed(k_dtypes, f.k_dtype)) return fmt::format("k_dtype {}", to_string(f.k_dtype));
+  if (!allowed(page_sizes, f.page_size)) return fmt::format("page_size {} (contract allows {})", f.page_size, page_sizes);
   if (!allowed(score_types, f.score_type)) return fmt::format("score_type {}", to_string(f.score_type));
   if (init_max >= 0 && f.init_blocks > init_max) return fmt::format("init_blocks {} (contract allows <= {})", f.init_blocks, init_max);
   if (f.local_blocks < local_min || (local_max >= 0 && f.local_blocks > local_max))

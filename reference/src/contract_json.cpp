@@ -149,6 +149,7 @@ Contract contract_from_json(const std::string& text) {
     else if (k == "description") c.description = get<std::string>(j, "description");
     else if (k == "block_sizes") c.block_sizes = get<std::vector<int>>(j, "block_sizes");
     else if (k == "head_dims") c.head_dims = get<std::vector<int>>(j, "head_dims");
+    else if (k == "page_sizes") c.page_sizes = get<std::vector<int>>(j, "page_sizes");
     else if (k == "topk") std::tie(c.topk_min, c.topk_max) = range_of(j, "topk");
     else if (k == "heads") c.heads = get<std::vector<std::pair<int, int>>>(j, "heads");
     else if (k == "k_dtypes") {
@@ -181,6 +182,8 @@ Contract contract_from_json(const std::string& text) {
     if (b < 1) throw InputError("contract.block_sizes", "must be >= 1, got " + std::to_string(b));
   for (int d : c.head_dims)
     if (d < 1) throw InputError("contract.head_dims", "must be >= 1, got " + std::to_string(d));
+  for (int p : c.page_sizes)
+    if (p < 1) throw InputError("contract.page_sizes", "must be >= 1, got " + std::to_string(p));
   for (const auto& [hq, hk] : c.heads)
     if (hk < 1 || hq < hk || hq % hk != 0)
       throw InputError("contract.heads", "(Hq, Hk) must have Hk >= 1 dividing Hq, got [" + std::to_string(hq) + ", " + std::to_string(hk) + "]");
@@ -197,6 +200,7 @@ std::string contract_to_json(const Contract& c) {
   j["description"] = c.description;
   j["block_sizes"] = c.block_sizes;
   j["head_dims"] = c.head_dims;
+  j["page_sizes"] = c.page_sizes;
   j["topk"] = {c.topk_min, c.topk_max};
   j["heads"] = json::array();
   for (const auto& [hq, hk] : c.heads) j["heads"].push_back({hq, hk});

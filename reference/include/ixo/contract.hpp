@@ -75,6 +75,7 @@ struct Contract {
   int topk_min = 1, topk_max = kMaxTopk;
   std::vector<std::pair<int, int>> heads;  // allowed (Hq, Hk) pairs; empty: any Hq multiple of Hk
   std::vector<KDtype> k_dtypes;
+  std::vector<int> page_sizes;             // K page sizes (1: token slots); empty: any
   std::vector<ScoreType> score_types;
   int init_max = -1;                       // -1: any init_blocks
   int local_min = 0, local_max = -1;       // local_max -1: any
