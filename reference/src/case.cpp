@@ -110,7 +110,8 @@ void validate(const Case& c) {
         throw InputError("q", "element " + str(static_cast<std::int64_t>(i)) + " holds " + str(c.q[i]) + ", not an 8-bit " +
                                   std::string(to_string(g.q_dtype)) + " code (q_dtype " + std::string(to_string(g.q_dtype)) + ")");
   const std::int64_t kbytes =
-      checked_product("k_cache", "bytes S x Hk x row bytes", {c.S, c.Hk, k_row_bytes(g.k_dtype, c.D)});
+      is_nvfp4(g.k_dtype) ? checked_product("k_cache", "bytes S x Hk x D/2", {c.S, c.Hk, c.D / 2})
+                          : checked_product("k_cache", "bytes S x Hk x D x element size", {c.S, c.Hk, c.D, element_bytes(g.k_dtype)});
   if (static_cast<std::int64_t>(c.k_view().size()) != kbytes)
     throw InputError("k_cache", "holds " + str(static_cast<std::int64_t>(c.k_view().size())) + " bytes, shape needs " +
                                     str(kbytes));

@@ -197,9 +197,9 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   if (fp4) check_nvfp4_head_dim(c.cfg.k_dtype, c.D);
   const std::int64_t k_dim = fp4 ? c.D / 2 : c.D;
   if (k.shape[2] != k_dim)
-    throw InputError("k_cache", "dim 2 is " + std::to_string(k.shape[2]) + ", expected " + std::to_string(k_dim) +
-                                    (fp4 ? " (nvfp4: D/2 bytes of two E2M1 codes, D = " + std::to_string(c.D) + " from q)"
-                                         : " (the q head dim)"));
+    throw InputError("k_cache", fp4 ? "dim 2 is " + std::to_string(k.shape[2]) + ", expected " + std::to_string(k_dim) +
+                                          " (nvfp4: D/2 bytes of two E2M1 codes, D = " + std::to_string(c.D) + " from q)"
+                                    : "head dim " + std::to_string(k.shape[2]) + " does not match q head dim " + std::to_string(c.D));
   const std::string scales_path = (fs::path(dir) / "k_scales.npy").string();
   if (fp4) {
     const NpyArray ks = read_tensor(dir, "k_scales", 3, {"|u1", "|i1"});
