@@ -2,9 +2,9 @@
 reference against the independent numpy kernel (examples/numpy_kernel.py, written from
 docs/semantics.md), hand-worked NVFP4 values, save/load, and bad input naming the field.
 
-Seen to fail on injected bugs (temporarily): numpy_kernel's nvfp4 decode without the e4m3
-rounding (test_nvfp4_agrees_with_the_numpy_kernel, test_nvfp4_hand_worked_scores), and the
-bindings returning q as uint16 for e4m3fn q (test_fp8_q_round_trip)."""
+Seen to fail on an injected bug (temporarily): numpy_kernel's nvfp4 decode without the e4m3
+rounding fails test_new_dtypes_agree_with_the_numpy_kernel[*-nvfp4] (the oracle rounds, the
+kernel does not) and test_nvfp4_hand_worked_scores."""
 import math
 
 import numpy as np

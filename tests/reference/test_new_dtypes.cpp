@@ -2,13 +2,14 @@
 // generators and the contract. Every expected value is worked out by hand in the comments
 // from the format definitions (docs/semantics.md "fp8 q" and "NVFP4 K"), not from the code.
 //
-// Each dimension was seen to fail on an injected bug (temporarily, then reverted):
-//   - q decoded as bf16 bits whatever q_dtype says (oracle_fast / oracle_naive q_to_float):
-//     Fp8Q.HandWorkedScoresBf16K / Fp8K, RoundTrip (oracle equality after reload);
-//   - NVFP4 product not rounded (satfinite dropped: e2m1 * scale kept exact):
-//     Nvfp4Decode.RoundingTiesToEven, Saturation, Subnormals, Nvfp4Oracle.HandWorked;
-//   - nibble order swapped (high nibble = even element): Nvfp4Decode.NibbleOrder,
-//     Nvfp4Oracle.HandWorked.
+// Each dimension was seen to fail on an injected bug (temporarily, one at a time, reverted):
+//   - q decoded as bf16 bits whatever q_dtype says (dtype.cpp q_to_float): Fp8QDecode.CodesAreE4m3fn,
+//     Fp8Q.HandWorkedScoresBf16K / Fp8K, Nvfp4Oracle.HandWorked (its e4m3fn-q pass),
+//     NewDtypeContract.NonfiniteFp8QAndNanScales;
+//   - the NVFP4 product not rounded (nvfp4_table keeping e2m1 * scale): Nvfp4Decode.RoundingTiesToEven,
+//     Saturation, Subnormals, Nvfp4Oracle.HandWorked, NewDtypeGenerators.Nvfp4GaussianSaturatesSomeElements;
+//   - the nibble order swapped (high nibble = even element, dtype.hpp nvfp4_nibble):
+//     Nvfp4Decode.NibbleOrder, Nvfp4Oracle.HandWorked.
 #include <gtest/gtest.h>
 
 #include <cmath>
