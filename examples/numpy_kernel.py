@@ -2,7 +2,8 @@
 oracle): the kind of reference a kernel engineer writes first. Used by the examples and
 the Python tests as an *outside* kernel.
 
-    ids, scores = indexer(q_bits, k_codes, k_dtype, req_to_token, slot_ids, seq_lens, cfg)
+    ids, scores = indexer(q_bits, k_codes, k_dtype, req_to_token, slot_ids, seq_lens, cfg)   # cfg["q_dtype"]: bf16|e4m3fn
+    ids, scores = indexer(..., k_scales=scales)   # nvfp4 K: packed E2M1 codes + e4m3fn scales
     ids, scores = kernel(case)            # the same on an indexer_oracle.Case
 
 ``gqa_bug=True`` plants a head-mapping bug: K head ``h % Hk`` instead of ``h // (Hq/Hk)``
@@ -43,10 +44,36 @@ def fp8_table(fmt):
     return out
 
 
-def decode_k(k, k_dtype):
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
+
+
+def round_e4m3fn_satfinite(x):
+    """Nearest e4m3fn value (ties to the even code), |x| > 448 saturating to 448, NaN kept."""
+    grid = fp8_table("e4m3fn")[:0x7F]  # the finite non-negative values, increasing with the code
+    a = np.minimum(np.abs(x), 448.0)
+    hi = np.clip(np.searchsorted(grid, a), 1, len(grid) - 1)
+    lo = hi - 1
+    d_lo, d_hi = a - grid[lo], grid[hi] - a
+    pick = np.where((d_hi < d_lo) | ((d_hi == d_lo) & (hi % 2 == 0)), hi, lo)
+    out = np.copysign(grid[pick], x)
+    return np.where(np.isnan(x), np.nan, out)
+
+
+def decode_nvfp4(k_codes, k_scales):
+    """Packed E2M1 codes [S, Hk, D/2] (low nibble = even element) and e4m3fn scales [S, Hk, D/16]."""
+    b = np.asarray(k_codes).view(np.uint8)
+    nib = np.stack([b & 0xF, b >> 4], axis=-1).reshape(b.shape[:-1] + (2 * b.shape[-1],))
+    scale = np.repeat(fp8_table("e4m3fn")[np.asarray(k_scales).view(np.uint8)], 16, axis=-1)
+    with np.errstate(invalid="ignore"):
+        return round_e4m3fn_satfinite(E2M1[nib] * scale)
+
+
+def decode_k(k, k_dtype, k_scales=None):
     k = np.asarray(k)
     if k_dtype == "bf16":
         return bf16_to_float(k)
+    if k_dtype == "nvfp4":
+        return decode_nvfp4(k, k_scales)
     return fp8_table(k_dtype)[k.view(np.uint8)]
 
 
@@ -56,9 +83,9 @@ def _rank_order(score):
                                                      bool(np.signbit(score[b])), b))
 
 
-def indexer(q_bits, k_codes, k_dtype, req_to_token, slot_ids, seq_lens, cfg, gqa_bug=False):
-    q = bf16_to_float(q_bits)
-    k = decode_k(k_codes, k_dtype)
+def indexer(q_bits, k_codes, k_dtype, req_to_token, slot_ids, seq_lens, cfg, gqa_bug=False, k_scales=None):
+    q = bf16_to_float(q_bits) if cfg.get("q_dtype", "bf16") == "bf16" else fp8_table("e4m3fn")[np.asarray(q_bits).view(np.uint8)]
+    k = decode_k(k_codes, k_dtype, k_scales)
     R, Hq, D = q.shape
     S, Hk, _ = k.shape
     rows, width = req_to_token.shape
@@ -107,8 +134,9 @@ def kernel(case, gqa_bug=False):
     """The naive kernel on an indexer_oracle.Case."""
     cfg = {"block_size": case.block_size, "topk": case.topk, "init_blocks": case.init_blocks,
            "local_blocks": case.local_blocks, "score_type": case.score_type, "sm_scale": case.sm_scale,
-           "q_scale": case.q_scale, "k_scale": case.k_scale}
-    return indexer(case.q, case.k_cache, case.k_dtype, case.req_to_token, case.slot_ids, case.seq_lens, cfg, gqa_bug)
+           "q_scale": case.q_scale, "k_scale": case.k_scale, "q_dtype": case.q_dtype}
+    return indexer(case.q, case.k_cache, case.k_dtype, case.req_to_token, case.slot_ids, case.seq_lens, cfg, gqa_bug,
+                   k_scales=case.k_scales)
 
 
 def gqa_bug_kernel(case):

@@ -12,7 +12,7 @@ for ``indexer_oracle.fuzz`` / ``suite`` / ``check``, called the way SGLang's own
 ``packed=True``: only full groups (``full_groups``) run packed, in one call with ``packed_queries=P``; every
 other row runs in a second call with ``packed_queries=1``; ids are scattered back into [Hq, R, topk].
 ``packed=False``: one call, ``packed_queries=1``. ``supports(case)`` may return a reason string to skip a case
-(counted as SKIP, never as a pass). ``device=None`` passes numpy bit arrays plus ``k_dtype=case.k_dtype``.
+(counted as SKIP, never as a pass); fp8 q and nvfp4 K cases are always skipped. ``device=None`` passes numpy bit arrays plus ``k_dtype=case.k_dtype``.
 """
 from typing import Any, Callable, Optional
 
@@ -64,6 +64,10 @@ def make_kernel(fn: Callable[..., Any], packed: bool = False, *, device: Optiona
         return _topk_of(out, n, case)
 
     def kernel(case: io.Case) -> Any:
+        # flash_decode_with_topk_idx takes bf16 q and per-tensor-scaled K only: fp8 q and NVFP4 K
+        # (MSA's Q8KV8 / Q8KV4) are declined, never passed to it as if they were bf16.
+        if case.q_dtype != "bf16" or case.k_dtype == "nvfp4":
+            raise io.Unsupported(f"SGLang's indexer takes bf16 q and no nvfp4 K (q_dtype {case.q_dtype}, k_dtype {case.k_dtype})")
         if supports is not None:
             reason = supports(case)
             if reason:

@@ -28,6 +28,8 @@ inline bool supported(const Case& c, std::string* why) {
     return no("block ids must fit the 16-bit key field: NB " + std::to_string(c.NB()) + " > 65536");
   if (c.cfg.topk < 1 || c.cfg.topk > common::cp::kMaxCandidates)
     return no("CP keeps topk candidates per shard, topk 1..64, got " + std::to_string(c.cfg.topk));
+  if (c.cfg.q_dtype != KDtype::bf16) return no("CP takes bf16 q only, got q_dtype " + std::string(to_string(c.cfg.q_dtype)));
+  if (is_nvfp4(c.cfg.k_dtype)) return no("CP does not decode nvfp4 K (k_dtype nvfp4)");
   return true;
 }
 

@@ -28,7 +28,7 @@
 
 namespace ixo::common {
 
-enum KCode : int { kBf16 = 0, kE4m3fn = 1, kE4m3fnuz = 2, kE5m2 = 3 };  // == ixo::KDtype order
+enum KCode : int { kBf16 = 0, kE4m3fn = 1, kE4m3fnuz = 2, kE5m2 = 3, kNvfp4 = 4 };  // == ixo::KDtype order
 
 constexpr float kInitForce = 1e30f;   // forced init block score
 constexpr float kLocalForce = 1e29f;  // forced local block score (wins the assignment over init)
@@ -221,6 +221,42 @@ IXO_HD float fp8_to_float(std::uint8_t c, int code, int mutant = 0) {
   return e == 0 ? sign * ldexpf(static_cast<float>(m), -9) : sign * ldexpf(static_cast<float>(8 + m), e - 10);
 }
 
+// A stored q element (bf16 bits, or an e4m3fn code in the low byte: q code kE4m3fn), exact.
+IXO_HD float q_element(std::uint16_t v, int q_code) {
+  return q_code == kBf16 ? bf16_to_float(v) : fp8_to_float(static_cast<std::uint8_t>(v), q_code);
+}
+
+// ---- NVFP4 K (MSA's Q8KV4): E2M1 codes, two a byte (low nibble = even element), and one
+// e4m3fn scale per 16 elements. Element = satfinite_e4m3(e2m1 * scale): the exact fp32
+// product rounded to the nearest e4m3fn value, ties to even, saturating to +-448 (what
+// cvt.rn.satfinite.e4m3x2.f32 does); NaN stays NaN.
+constexpr int kNvfp4Block = 16;
+IXO_HD float e2m1_to_float(int nibble) {
+  const int mag = nibble & 7;  // 0, 0.5, 1, 1.5, 2, 3, 4, 6
+  const float v = mag < 4 ? 0.5f * static_cast<float>(mag) : ldexpf(static_cast<float>(2 + (mag & 1)), (mag >> 1) - 2);
+  return (nibble & 8) ? -v : v;
+}
+// Round a float to the nearest e4m3fn value (ties to even), saturating at +-448.
+IXO_HD float satfinite_e4m3(float x) {
+  if (x != x || x == 0.0f) return x;  // NaN stays NaN, +-0 keeps its sign
+  const float a = fabsf(x);
+  float r;
+  if (a >= 448.0f) {
+    r = 448.0f;  // (448, 464] rounds to 448, above it saturates
+  } else if (a < 0.015625f) {
+    r = ldexpf(rintf(ldexpf(a, 9)), -9);  // subnormals: steps of 2^-9
+  } else {
+    int e;
+    frexpf(a, &e);                               // a = f * 2^e, f in [0.5, 1): 3 mantissa bits -> step 2^(e-4)
+    r = ldexpf(rintf(ldexpf(a, 4 - e)), e - 4);  // may carry into the next binade (exact)
+  }
+  return x < 0.0f ? -r : r;  // a tiny negative product rounds to -0
+}
+IXO_HD float nvfp4_element(const std::uint8_t* row, int e, const std::uint8_t* scales) {
+  const int nibble = (row[e >> 1] >> (4 * (e & 1))) & 0xF;
+  return satfinite_e4m3(e2m1_to_float(nibble) * fp8_to_float(scales[e / kNvfp4Block], kE4m3fn));
+}
+
 // Whether fp8_to_float with `mutant` decodes an e4m3fn or e5m2 code differently from the
 // exact decode: a kernel that widens those formats in hardware (or with integer operations)
 // must then decode through a table built with fp8_to_float, or the mutant is never reached.
@@ -274,6 +310,8 @@ IXO_HD float k_element(const std::uint8_t* row, int e, int code, int mutant = 0)
   return fp8_to_float(row[e], code, mutant);
 }
 IXO_HD int k_element_bytes(int code) { return code == kBf16 ? 2 : 1; }
+// Bytes of a K row of D elements: nvfp4 D/2 (its scales are a separate [S, Hk, D/16] array).
+IXO_HD std::int64_t k_row_bytes(int code, std::int64_t D) { return code == kNvfp4 ? D / 2 : D * k_element_bytes(code); }
 
 // The one fp32 dot-product order every backend of the twin uses: kDotLanes partial sums,
 // lane j accumulating elements d = j (mod kDotLanes) in increasing d (the 16-wide k-steps

@@ -35,7 +35,9 @@ struct Launch {
   int score_topk = 0;      // rows with nb <= score_topk are not scored (topk; 0: score every active row)
   bool lse = false;
   int kcode = 0;           // common::KCode
-  int eb = 2;              // bytes per K element
+  int qcode = 0;           // common::KCode of q (kBf16 or kE4m3fn)
+  int eb = 2;              // bytes per K element (nvfp4: 1, two codes a byte; see krow_bytes)
+  std::int64_t krow_bytes = 0;  // bytes of one K row
   float multiplier = 0.f;  // logit multiplier (log2 units)
   std::int64_t NB = 0;
   int mutant = 0;          // injected bug id (0 = none); reaches the program for IXO_MUTANT
@@ -45,8 +47,10 @@ struct Launch {
   float fp8_lut[256] = {};
 };
 
-// One K element of a row, decoded exactly (common::k_element, or its fp8 table).
-inline float load_k(const Launch& a, const std::uint8_t* row, int e) {
+// One K element of a row, decoded exactly (common::k_element, or its fp8 table; nvfp4:
+// common::nvfp4_element with the row's scales).
+inline float load_k(const Launch& a, const std::uint8_t* row, const std::uint8_t* scales, int e) {
+  if (a.kcode == cm::kNvfp4) return cm::nvfp4_element(row, e, scales);
   return a.eb == 1 ? a.fp8_lut[row[e]] : cm::k_element(row, e, a.kcode, a.mutant);
 }
 
@@ -87,13 +91,14 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
   for (int i = 0; i < tile_n; ++i) {
     if (!w.tile[i].f.writes) continue;
     const std::uint16_t* qr = c.q.data() + (w.tile[i].row * c.Hq + w.tile[i].head) * c.D;
-    for (int d = 0; d < D; ++d) w.q[static_cast<std::size_t>(i) * D + d] = cm::bf16_to_float(qr[d]);
+    for (int d = 0; d < D; ++d) w.q[static_cast<std::size_t>(i) * D + d] = cm::q_element(qr[d], a.qcode);
   }
   w.k.resize(D);
   w.logits.resize(static_cast<std::size_t>(tile_n) * a.bs);
 
   const std::uint8_t* k_cache = c.k_cache.data();
-  const std::int64_t krow_bytes = c.D * a.eb;
+  const std::int64_t krow_bytes = a.krow_bytes;
+  const std::int64_t srow_bytes = c.D / cm::kNvfp4Block;  // nvfp4 scales a K row
   const int kload = cm::tile_k_head(kvh, pack, a.mutant);  // == kvh
   for (std::int64_t b = b0; b < b1; ++b) {
     bool need = false;
@@ -105,7 +110,8 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
       const std::int64_t t = b * a.bs + tt;
       const std::int64_t ks = cm::token_slot(c.req_to_token.data(), c.width, g.sid, t, c.S, a.mutant);
       const std::uint8_t* krow = k_cache + (ks * c.Hk + kload) * krow_bytes;
-      for (int d = 0; d < D; ++d) w.k[d] = load_k(a, krow, d);
+      const std::uint8_t* srow = a.kcode == cm::kNvfp4 ? c.k_scales.data() + (ks * c.Hk + kload) * srow_bytes : nullptr;
+      for (int d = 0; d < D; ++d) w.k[d] = load_k(a, krow, srow, d);
       for (int i = 0; i < tile_n; ++i) {
         const cm::RowPlan& s = w.tile[i];
         if (!s.f.writes || tt >= cm::block_tokens(b, s.L_mask, a.bs)) continue;  // masked lane
@@ -198,9 +204,11 @@ Launch make_launch(const Case& c, const Plan& plan, const RunOptions& options, b
   a.local = c.cfg.local_blocks;
   a.lse = c.cfg.score_type == ScoreType::lse;
   a.kcode = cm::launch_k_code(static_cast<int>(c.cfg.k_dtype), options.mutant);
+  a.qcode = static_cast<int>(c.cfg.q_dtype);
   a.eb = cm::k_element_bytes(a.kcode);
+  a.krow_bytes = cm::k_row_bytes(a.kcode, c.D);
   a.mutant = options.mutant;
-  if (a.eb == 1)
+  if (a.eb == 1 && a.kcode != cm::kNvfp4)
     for (int code = 0; code < 256; ++code)
       a.fp8_lut[code] = cm::fp8_to_float(static_cast<std::uint8_t>(code), a.kcode, a.mutant);
   const double q_scale = IXO_MUTANT(a.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;

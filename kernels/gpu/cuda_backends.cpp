@@ -26,10 +26,23 @@ class CudaBackend final : public Backend {
   explicit CudaBackend(bool packed) : packed_(packed) {}
   std::string name() const override { return packed_ ? "cuda-packed" : "cuda-rows"; }
   bool available(std::string* why) const override { return device_present(why); }
+  // The CUDA scorers widen bf16 q and bf16/fp8 K only: fp8 q and nvfp4 K are declined (skip).
+  bool supports(const Case& c, std::string* why) const override {
+    if (c.cfg.q_dtype != KDtype::bf16) {
+      if (why) *why = name() + " takes bf16 q only, got q_dtype " + std::string(to_string(c.cfg.q_dtype));
+      return false;
+    }
+    if (is_nvfp4(c.cfg.k_dtype)) {
+      if (why) *why = name() + " does not decode nvfp4 K";
+      return false;
+    }
+    return true;
+  }
 
   Observed run(const Case& c, const RunOptions& options) override {
     std::string why;
     if (!device_present(&why)) throw std::runtime_error(name() + " unavailable: " + why);
+    if (!supports(c, &why)) throw InputError("case", name() + " does not support this case: " + why);
     if (!gpu::head_dim_supported(c.D)) throw InputError("D", "cuda backends support D 1..256, got " + std::to_string(c.D));
     const std::int64_t NB = c.NB();
     const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;

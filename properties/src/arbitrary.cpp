@@ -13,7 +13,7 @@ void showValue(const GenSpec& s, std::ostream& os) {
   for (std::size_t i = 0; i < s.prefixes.size(); ++i) os << (i ? "," : "") << s.prefixes[i];
   os << "] Hq=" << s.Hq << " Hk=" << s.Hk << " D=" << s.D << " block_size=" << s.cfg.block_size
      << " topk=" << s.cfg.topk << " init=" << s.cfg.init_blocks << " local=" << s.cfg.local_blocks
-     << " score=" << to_string(s.cfg.score_type) << " k_dtype=" << to_string(s.cfg.k_dtype) << " k_scale=" << s.cfg.k_scale
+     << " score=" << to_string(s.cfg.score_type) << " k_dtype=" << to_string(s.cfg.k_dtype) << " q_dtype=" << to_string(s.cfg.q_dtype) << " k_scale=" << s.cfg.k_scale
      << " q_scale=" << s.cfg.q_scale << " values="
      << values_name(s.values) << " ladder_levels=" << s.ladder_levels << " fp8_specials=" << s.fp8_specials << " fp8_nonfinite=" << s.fp8_nonfinite
      << " alias_minus_s=" << s.alias_minus_s << " page_size=" << s.cfg.page_size << " pages=" << page_table_name(s.pages)
@@ -45,6 +45,9 @@ struct Domain {
   std::vector<std::pair<int, int>> heads{{1, 1}, {2, 1}, {4, 1}, {8, 2}, {4, 4}};
   std::vector<KDtype> k_dtypes{KDtype::bf16, KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2};
   std::vector<ScoreType> score_types{ScoreType::max, ScoreType::lse};
+  // The newer dtypes are drawn by Boundary (fp8_q, nvfp4_k) where allowed, not from the lists
+  // above: the draws of older seeds keep their dtypes.
+  bool fp8_q = true, nvfp4_k = true, q_only_fp8 = false;
   int topk_lo = 1, topk_hi = 64, init_hi = 3, local_lo = 0, local_hi = 3, wide_init_hi = 47;
   std::int64_t max_prefix = 2500, max_rows = 0, max_length = 0;
   Packing packing = Packing::any_rows;
@@ -65,6 +68,9 @@ Domain domain_of(const Knobs& k) {
   if (!c.head_dims.empty()) d.head_dims = c.head_dims;
   if (!c.heads.empty()) d.heads = c.heads;
   if (!c.k_dtypes.empty()) d.k_dtypes = c.k_dtypes;
+  d.nvfp4_k = c.k_dtypes.empty() || std::find(c.k_dtypes.begin(), c.k_dtypes.end(), KDtype::nvfp4) != c.k_dtypes.end();
+  d.fp8_q = c.q_dtypes.empty() || std::find(c.q_dtypes.begin(), c.q_dtypes.end(), KDtype::e4m3fn) != c.q_dtypes.end();
+  d.q_only_fp8 = c.q_dtypes.size() == 1 && c.q_dtypes.front() == KDtype::e4m3fn;
   if (!c.score_types.empty()) d.score_types = c.score_types;
   d.topk_lo = c.topk_min;
   d.topk_hi = std::max(c.topk_min, std::min(c.topk_max, k.max_topk));
@@ -130,6 +136,8 @@ struct Boundary {
   int page_size = 1;  // > 1: a paged case with page table `pages`
   PageTable pages = PageTable::random;
   std::int64_t shared_prefix = 0;  // page size 1: positions shared with the first request
+  bool fp8_q = false;    // q_dtype e4m3fn (issue 25: MSA's Q8KV8 / Q8KV4)
+  bool nvfp4_k = false;  // k_dtype nvfp4 (MSA's Q8KV4), where D is a multiple of 16
 };
 
 namespace {
@@ -165,7 +173,10 @@ rc::Gen<Boundary> boundary(const Knobs& k, const Domain& d) {
       rc::gen::set(&Boundary::shared_prefix,
                    shared ? rc::gen::weightedOneOf<std::int64_t>({{4, rc::gen::just<std::int64_t>(0)},
                                                                   {1, rc::gen::element<std::int64_t>(1, 16, 129, 1000, 1 << 20)}})
-                          : rc::gen::just<std::int64_t>(0)));
+                          : rc::gen::just<std::int64_t>(0)),
+      // Appended last: the draws above stay those of older seeds.
+      rc::gen::set(&Boundary::fp8_q, d.q_only_fp8 ? rc::gen::just(true) : d.fp8_q ? sometimes(6) : rc::gen::just(false)),
+      rc::gen::set(&Boundary::nvfp4_k, d.nvfp4_k ? sometimes(6) : rc::gen::just(false)));
 }
 
 void apply(const Boundary& x, const Domain& d, GenSpec& s) {
@@ -188,6 +199,19 @@ void apply(const Boundary& x, const Domain& d, GenSpec& s) {
   s.cfg.page_size = x.page_size;
   s.pages = x.pages;
   s.shared_prefix = x.page_size == 1 ? x.shared_prefix : 0;
+  if (x.fp8_q) s.cfg.q_dtype = KDtype::e4m3fn;
+  if (x.nvfp4_k && s.D % kNvfp4Block == 0) s.cfg.k_dtype = KDtype::nvfp4;
+}
+
+// nvfp4 needs D % 16 == 0: a contract listing nvfp4 with other head dims falls back to its
+// first other K dtype there.
+void fit_nvfp4(const Domain& d, GenSpec& s) {
+  if (!is_nvfp4(s.cfg.k_dtype) || s.D % kNvfp4Block == 0) return;
+  for (KDtype t : d.k_dtypes)
+    if (!is_nvfp4(t)) {
+      s.cfg.k_dtype = t;
+      return;
+    }
 }
 
 // The rows a spec generates (requests, padding and inactive requests, trailing rows).
@@ -216,6 +240,7 @@ void set_shape(const ShapeKey& key, const Domain& d, GenSpec& s) {
   s.heads(key.Hq, key.Hk, key.D);
   s.cfg.topk = key.topk;
   s.cfg.k_dtype = key.k_dtype;
+  s.cfg.q_dtype = key.q_dtype;
   s.cfg.score_type = key.score_type;
   if (key.score_type != ScoreType::max && s.values == Values::exact) s.values = Values::near_tie;
   if (d.packing == Packing::full_groups) s.draft_rows = key.pack, s.packed_queries = 0;
@@ -231,6 +256,7 @@ ShapeKey shape_key(const GenSpec& s, Packing packing) {
   k.D = static_cast<int>(s.D), k.Hq = static_cast<int>(s.Hq), k.Hk = static_cast<int>(s.Hk);
   k.topk = s.cfg.topk;
   k.k_dtype = s.cfg.k_dtype;
+  k.q_dtype = s.cfg.q_dtype;
   k.score_type = s.cfg.score_type;
   k.pack = packing == Packing::none ? 1 : packing == Packing::full_groups || s.packed_queries == 0 ? s.draft_rows : s.packed_queries;
   return k;
@@ -299,6 +325,7 @@ rc::Gen<GenSpec> spec(Knobs k) {
           if (d.quantized && s.values == Values::gaussian && std::get<11>(t) == 0) s.values = Values::selector_sweep;
           apply(std::get<10>(t), d, s);
           if (key) set_shape(*key, d, s);
+          fit_nvfp4(d, s);
           if (d.max_rows > 0 && s.draft_rows > d.max_rows) s.draft_rows = static_cast<int>(d.max_rows);
           fit_rows(s, d.max_rows);
           return s;

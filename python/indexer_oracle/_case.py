@@ -10,7 +10,10 @@ import numpy as np
 
 from . import _core
 
-_TORCH_K_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz", "float8_e5m2": "e5m2"}
+_TORCH_K_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz", "float8_e5m2": "e5m2",
+                   "float4_e2m1fn_x2": "nvfp4"}
+_K_DTYPES = ("bf16", "e4m3fn", "e4m3fnuz", "e5m2", "nvfp4")
+_Q_DTYPES = ("bf16", "e4m3fn")
 
 
 def _is_torch(x: Any) -> bool:
@@ -29,7 +32,8 @@ def _torch_bits(t: Any, field: str) -> tuple[np.ndarray, Optional[str]]:
         return t.view(torch.uint8).cpu().numpy(), _TORCH_K_DTYPES[name]
     if name in ("int16", "uint16", "uint8", "int8", "int32", "int64"):
         return t.cpu().numpy(), None
-    raise ValueError(f"{field}: torch dtype {t.dtype} is not supported (bfloat16, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2)")
+    raise ValueError(f"{field}: torch dtype {t.dtype} is not supported (bfloat16, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, "
+                     "float4_e2m1fn_x2)")
 
 
 def _bits(x: Any, field: str) -> tuple[np.ndarray, Optional[str]]:
@@ -104,9 +108,13 @@ class Case:
     """One batch of indexer inputs, laid out like SGLang's ``flash_decode_with_topk_idx``.
 
     ``q`` [R, Hq, D] and ``k_cache`` [S, Hk, D] are numpy arrays of bits (uint16/int16 bf16
-    bits; uint8 fp8 codes with ``k_dtype`` given) or torch tensors on any device, in any
-    strides, of dtype bfloat16 / float8_e4m3fn / float8_e4m3fnuz / float8_e5m2 (``k_dtype``
-    is then inferred). Bad input raises ``ValueError`` naming the field and value.
+    bits; uint8 fp8 codes with ``k_dtype`` / ``q_dtype`` given) or torch tensors on any device,
+    in any strides, of dtype bfloat16 / float8_e4m3fn / float8_e4m3fnuz / float8_e5m2 (the
+    dtype is then inferred). ``q`` may be e4m3fn (``q_dtype="e4m3fn"``: uint8 codes or a
+    float8_e4m3fn tensor). NVFP4 K (``k_dtype="nvfp4"``): ``k_cache`` holds uint8 [S, Hk, D/2],
+    two E2M1 codes a byte (low nibble = even element), and ``k_scales`` uint8 e4m3fn codes
+    [S, Hk, D/16], one scale per 16 elements (docs/semantics.md "NVFP4 K").
+    Bad input raises ``ValueError`` naming the field and value.
 
     Paged K (docs/semantics.md "Paged K"): ``page_table`` int32 [rows, max_pages] maps logical
     page p of table row b to a physical page, ``page_size`` tokens a page; token t of row b is
@@ -127,28 +135,47 @@ class Case:
     def __init__(self, q: Any, k_cache: Any, req_to_token: Any, slot_ids: Any, seq_lens: Any, *, block_size: int, topk: int,
                  init_blocks: int = 0, local_blocks: int = 0, score_type: str = "max", sm_scale: Optional[float] = None,
                  q_scale: float = 1.0, k_scale: float = 1.0, k_dtype: Optional[str] = None, packed_queries: int = 1,
-                 page_size: int = 1, page_table: Any = None) -> None:
+                 page_size: int = 1, page_table: Any = None, q_dtype: Optional[str] = None, k_scales: Any = None) -> None:
         qb, q_kind = _bits(q, "q")
-        if q_kind not in (None, "bf16"):
-            raise ValueError(f"q: must be bfloat16 (or uint16/int16 bf16 bits), got {q_kind}")
-        if qb.dtype not in (np.uint16, np.int16):
-            raise ValueError(f"q: bf16 bits must be uint16 or int16, got dtype {qb.dtype}")
+        if q_dtype is not None and q_dtype not in _Q_DTYPES:
+            raise ValueError(f"q_dtype: unknown '{q_dtype}' (bf16, e4m3fn)")
+        if q_kind not in (None,) + _Q_DTYPES:
+            raise ValueError(f"q: must be bfloat16 or float8_e4m3fn (or uint16 bf16 bits / uint8 e4m3fn codes), got {q_kind}")
+        if q_dtype is None:
+            q_dtype = q_kind or "bf16"
+        elif q_kind is not None and q_kind != q_dtype:
+            raise ValueError(f"q_dtype: '{q_dtype}' contradicts the q tensor dtype ({q_kind})")
+        if q_dtype == "bf16" and qb.dtype not in (np.uint16, np.int16):
+            raise ValueError(f"q: bf16 bits must be uint16 or int16, got dtype {qb.dtype}"
+                             + (" (uint8 e4m3fn codes need q_dtype='e4m3fn')" if qb.dtype in (np.uint8, np.int8) else ""))
+        if q_dtype == "e4m3fn" and qb.dtype not in (np.uint8, np.int8):
+            raise ValueError(f"q: e4m3fn codes must be uint8 or int8, got dtype {qb.dtype}")
         kb, k_kind = _bits(k_cache, "k_cache")
-        if k_dtype is not None and k_dtype not in ("bf16", "e4m3fn", "e4m3fnuz", "e5m2"):
-            raise ValueError(f"k_dtype: unknown '{k_dtype}' (bf16, e4m3fn, e4m3fnuz, e5m2)")
+        if k_dtype is not None and k_dtype not in _K_DTYPES:
+            raise ValueError(f"k_dtype: unknown '{k_dtype}' (bf16, e4m3fn, e4m3fnuz, e5m2, nvfp4)")
         if k_dtype is None:
             if k_kind is not None:
                 k_dtype = k_kind
             elif kb.dtype in (np.uint16, np.int16):
                 k_dtype = "bf16"
             else:
-                raise ValueError(f"k_cache: dtype {kb.dtype} needs k_dtype= ('e4m3fn', 'e4m3fnuz', 'e5m2' for uint8 codes)")
+                raise ValueError(f"k_cache: dtype {kb.dtype} needs k_dtype= ('e4m3fn', 'e4m3fnuz', 'e5m2', 'nvfp4' for uint8 codes)")
         elif k_kind is not None and k_kind != k_dtype:
             raise ValueError(f"k_dtype: '{k_dtype}' contradicts the k_cache tensor dtype ({k_kind})")
         if k_dtype == "bf16" and kb.dtype not in (np.uint16, np.int16):
             raise ValueError(f"k_cache: bf16 bits must be uint16 or int16, got dtype {kb.dtype}")
         if k_dtype != "bf16" and kb.dtype not in (np.uint8, np.int8):
             raise ValueError(f"k_cache: {k_dtype} codes must be uint8 or int8, got dtype {kb.dtype}")
+        sb = None
+        if k_scales is not None:
+            sb, s_kind = _bits(k_scales, "k_scales")
+            if s_kind not in (None, "e4m3fn") or sb.dtype not in (np.uint8, np.int8):
+                raise ValueError(f"k_scales: must be e4m3fn codes (uint8 or float8_e4m3fn), got dtype {s_kind or sb.dtype}")
+            if k_dtype != "nvfp4":
+                raise ValueError(f"k_scales: given, but k_dtype '{k_dtype}' has no block scales (only nvfp4)")
+            sb = np.ascontiguousarray(sb).view(np.uint8)
+        elif k_dtype == "nvfp4":
+            raise ValueError("k_scales: required for k_dtype 'nvfp4' (uint8 e4m3fn codes [S, Hk, D/16])")
         # Python ints/floats or numpy scalars (0-d arrays too); checked here so that a bad value
         # is named with its field, never a json TypeError or an invalid-JSON message.
         config = {"block_size": _config_int(block_size, "block_size", 1), "topk": _config_int(topk, "topk", 1),
@@ -157,13 +184,16 @@ class Case:
                   "q_scale": _config_float(q_scale, "q_scale"), "k_scale": _config_float(k_scale, "k_scale"),
                   "k_dtype": k_dtype, "packed_queries": _config_int(packed_queries, "packed_queries", 1),
                   "page_size": _config_int(page_size, "page_size", 1)}
+        if q_dtype != "bf16":
+            config["q_dtype"] = q_dtype
         if sm_scale is not None:
             config["sm_scale"] = _config_float(sm_scale, "sm_scale")
-        self._c = _core.make_case(np.ascontiguousarray(qb).view(np.uint16), np.ascontiguousarray(kb).view(
-            np.uint16 if k_dtype == "bf16" else np.uint8),
-            None if req_to_token is None else _ints(req_to_token, "req_to_token", np.int32),
-            _ints(slot_ids, "slot_ids", np.int64), _ints(seq_lens, "seq_lens", np.int64), json.dumps(config, allow_nan=False),
-            None if page_table is None else _ints(page_table, "page_table", np.int32))
+        self._c = _core.make_case(np.ascontiguousarray(qb).view(np.uint16 if q_dtype == "bf16" else np.uint8),
+                                  np.ascontiguousarray(kb).view(np.uint16 if k_dtype == "bf16" else np.uint8),
+                                  None if req_to_token is None else _ints(req_to_token, "req_to_token", np.int32),
+                                  _ints(slot_ids, "slot_ids", np.int64), _ints(seq_lens, "seq_lens", np.int64),
+                                  json.dumps(config, allow_nan=False),
+                                  None if page_table is None else _ints(page_table, "page_table", np.int32), sb)
 
     @classmethod
     def _wrap(cls, core_case: Any) -> "Case":
@@ -181,8 +211,10 @@ class Case:
         _core.save_case(self._c, os.fspath(dir))
 
     # Inputs (numpy copies).
-    q = property(lambda self: self._c.q, doc="uint16 bf16 bits [R, Hq, D]")
-    k_cache = property(lambda self: self._c.k_cache, doc="uint16 bf16 bits or uint8 fp8 codes [S, Hk, D]")
+    q = property(lambda self: self._c.q, doc="uint16 bf16 bits, or uint8 e4m3fn codes (q_dtype 'e4m3fn'), [R, Hq, D]")
+    k_cache = property(lambda self: self._c.k_cache,
+                       doc="uint16 bf16 bits or uint8 fp8 codes [S, Hk, D]; nvfp4: uint8 [S, Hk, D/2], low nibble = even element")
+    k_scales = property(lambda self: self._c.k_scales, doc="nvfp4 only: uint8 e4m3fn scale codes [S, Hk, D/16]; else None")
     req_to_token = property(lambda self: self._c.req_to_token, doc="int32 [rows, width] (derived from page_table when paged)")
     page_table = property(lambda self: self._c.page_table, doc="int32 [rows, max_pages], or None (token slots)")
     slot_ids = property(lambda self: self._c.slot_ids, doc="int64 [R]")
@@ -195,7 +227,8 @@ class Case:
     S = property(lambda self: self._c.S, doc="k_cache slots")
     NB = property(lambda self: self._c.NB, doc="score-buffer columns: ceil(width / block_size)")
     sm_scale = property(lambda self: self._c.sm_scale, doc="sm_scale, resolved (default D**-0.5)")
-    k_dtype = property(lambda self: self._c.k_dtype, doc="'bf16', 'e4m3fn', 'e4m3fnuz' or 'e5m2'")
+    k_dtype = property(lambda self: self._c.k_dtype, doc="'bf16', 'e4m3fn', 'e4m3fnuz', 'e5m2' or 'nvfp4'")
+    q_dtype = property(lambda self: self._c.q_dtype, doc="'bf16' or 'e4m3fn'")
     score_type = property(lambda self: self._c.score_type, doc="'max' or 'lse'")
 
     def _cfg(self, key: str) -> Any:
@@ -211,30 +244,37 @@ class Case:
     page_size = property(lambda self: json.loads(self._c.config_json).get("page_size", 1), doc="tokens per K page (1: token slots)")
 
     def torch(self, device: str = "cuda") -> dict[str, Any]:
-        """The inputs as torch tensors of the right dtypes on ``device``: q bfloat16, k_cache
-        bfloat16 or float8_*, req_to_token int32, slot_ids int64, seq_lens int32, page_table int32
+        """The inputs as torch tensors of the right dtypes on ``device``: q bfloat16 (or
+        float8_e4m3fn), k_cache bfloat16 or float8_* (nvfp4: uint8 packed codes, plus k_scales
+        float8_e4m3fn), req_to_token int32, slot_ids int64, seq_lens int32, page_table int32
         (None for token-slot cases); plus the config keys (page_size too). An adapter to a real
         kernel is then a few lines."""
         import torch
 
         kdt = {"bf16": torch.bfloat16, "e4m3fn": torch.float8_e4m3fn, "e4m3fnuz": torch.float8_e4m3fnuz,
-               "e5m2": torch.float8_e5m2}[self.k_dtype]
+               "e5m2": torch.float8_e5m2, "nvfp4": torch.uint8}[self.k_dtype]
         kraw = self.k_cache
         k = torch.from_numpy(kraw.view(np.int16) if kraw.dtype == np.uint16 else kraw).to(device).view(kdt)
+        qraw = self.q
+        q = (torch.from_numpy(qraw.view(np.int16)).to(device).view(torch.bfloat16) if self.q_dtype == "bf16"
+             else torch.from_numpy(qraw).to(device).view(torch.float8_e4m3fn))
         out = {
-            "q": torch.from_numpy(self.q.view(np.int16)).to(device).view(torch.bfloat16),
+            "q": q,
             "k_cache": k,
             "req_to_token": torch.from_numpy(self.req_to_token).to(device),
             "slot_ids": torch.from_numpy(self.slot_ids).to(device),
             "seq_lens": torch.from_numpy(self.seq_lens.astype(np.int32)).to(device),
             "page_table": None if self.page_table is None else torch.from_numpy(self.page_table).to(device),
         }
+        if self.k_dtype == "nvfp4":
+            out["k_scales"] = torch.from_numpy(self.k_scales).to(device).view(torch.float8_e4m3fn)
         out.update({k: getattr(self, k) for k in ("block_size", "topk", "init_blocks", "local_blocks", "score_type", "sm_scale",
                                                    "q_scale", "k_scale", "packed_queries", "page_size")})
         return out
 
     def __repr__(self) -> str:
-        return (f"Case(R={self.R}, Hq={self.Hq}, Hk={self.Hk}, D={self.D}, S={self.S}, NB={self.NB}, k_dtype='{self.k_dtype}', "
+        qd = f"q_dtype='{self.q_dtype}', " if self.q_dtype != "bf16" else ""
+        return (f"Case(R={self.R}, Hq={self.Hq}, Hk={self.Hk}, D={self.D}, S={self.S}, NB={self.NB}, k_dtype='{self.k_dtype}', {qd}"
                 f"block_size={self.block_size}, topk={self.topk}, init_blocks={self.init_blocks}, "
                 f"local_blocks={self.local_blocks}, score_type='{self.score_type}', packed_queries={self.packed_queries}"
                 + (f", page_size={self.page_size}, max_pages={self.page_table.shape[1]})" if self.page_table is not None else ")"))

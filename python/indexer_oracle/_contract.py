@@ -26,7 +26,7 @@ class Contract:
         assert r.passed, r.report
 
     Domain keys: block_sizes, head_dims, topk (min, max), heads [(Hq, Hk)], k_dtypes,
-    score_types, init_max, local_blocks (min, max; max -1: any), max_rows, max_length,
+    q_dtypes, score_types, init_max, local_blocks (min, max; max -1: any), max_rows, max_length,
     packing ("any_rows" | "full_groups" | "none"), inactive_rows, negative_aliases, nonfinite.
     Semantic keys: nan_blocks ("lowest" | "highest" | "unspecified"), forced_ties ("any" |
     "lowest_id"), order ("ascending" | "score_descending"), scores ("judged" | "ignored").

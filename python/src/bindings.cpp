@@ -45,14 +45,14 @@ void need_ndim(const py::array& a, int ndim, const char* field, const char* dims
     throw ixo::InputError(field, "has " + std::to_string(a.ndim()) + " dimensions, expected " + std::to_string(ndim) + " " + dims);
 }
 
-// q: uint16 bf16 bits [R,Hq,D]; k: uint16 bf16 bits or uint8 fp8 codes [S,Hk,D].
+// q: uint16 bf16 bits, or uint8 e4m3fn codes (q_dtype e4m3fn) [R,Hq,D]; k: uint16 bf16 bits or
+// uint8 fp8 codes [S,Hk,D], or uint8 nvfp4 packed codes [S,Hk,D/2] with k_scales uint8 [S,Hk,D/16].
 // req_to_token may be None when page_table is given (it is then derived from the table).
 using I32Array = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
-Case make_case(py::array_t<std::uint16_t, py::array::c_style | py::array::forcecast> q, py::array k,
-               std::optional<I32Array> req_to_token,
+Case make_case(py::array q, py::array k, std::optional<I32Array> req_to_token,
                py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> slot_ids,
                py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> seq_lens, const std::string& config_json,
-               std::optional<I32Array> page_table) {
+               std::optional<I32Array> page_table, const py::object& k_scales) {
   Case c;
   c.cfg = ixo::parse_config_json(config_json);
   need_ndim(q, 3, "q", "[R, Hq, D]");
@@ -64,8 +64,11 @@ Case make_case(py::array_t<std::uint16_t, py::array::c_style | py::array::forcec
   need_ndim(seq_lens, 1, "seq_lens", "[R]");
   c.R = q.shape(0), c.Hq = q.shape(1), c.D = q.shape(2);
   c.S = k.shape(0), c.Hk = k.shape(1);
-  if (k.shape(2) != c.D)
-    throw ixo::InputError("k_cache", "head dim " + std::to_string(k.shape(2)) + " differs from q's " + std::to_string(c.D));
+  const bool fp4 = ixo::is_nvfp4(c.cfg.k_dtype);
+  if (fp4) ixo::check_nvfp4_head_dim(c.cfg.k_dtype, c.D);
+  if (k.shape(2) != (fp4 ? c.D / 2 : c.D))
+    throw ixo::InputError("k_cache", "dim 2 is " + std::to_string(k.shape(2)) + ", expected " + std::to_string(fp4 ? c.D / 2 : c.D) +
+                                         (fp4 ? " (nvfp4: D/2 bytes of two E2M1 codes)" : " (q's head dim)"));
   if (page_table) {
     c.rows = page_table->shape(0), c.max_pages = page_table->shape(1);
     if (req_to_token && req_to_token->shape(0) != c.rows)
@@ -73,8 +76,28 @@ Case make_case(py::array_t<std::uint16_t, py::array::c_style | py::array::forcec
     c.page_table = from_numpy(*page_table);
   }
   if (req_to_token) c.rows = req_to_token->shape(0), c.width = req_to_token->shape(1);
-  c.q = from_numpy(q);
-  if (ixo::is_fp8(c.cfg.k_dtype)) {
+  if (c.cfg.q_dtype == ixo::KDtype::bf16) {
+    if (q.itemsize() != 2) throw ixo::InputError("q", "bf16 bits must be 2-byte elements, got " + std::to_string(q.itemsize()));
+    c.q = from_numpy(py::array_t<std::uint16_t, py::array::c_style | py::array::forcecast>(q));
+  } else {
+    if (q.itemsize() != 1) throw ixo::InputError("q", "e4m3fn codes must be 1-byte elements, got " + std::to_string(q.itemsize()));
+    const auto q8 = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>(q);
+    c.q.assign(q8.data(), q8.data() + q8.size());
+  }
+  if (fp4) {
+    if (k_scales.is_none()) throw ixo::InputError("k_scales", "required for nvfp4 K ([S, Hk, D/16] e4m3fn codes)");
+    const auto ks = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>::ensure(k_scales);
+    if (!ks || py::array(k_scales).itemsize() != 1) throw ixo::InputError("k_scales", "must be 1-byte e4m3fn codes");
+    need_ndim(ks, 3, "k_scales", "[S, Hk, D/16]");
+    if (ks.shape(0) != c.S || ks.shape(1) != c.Hk || ks.shape(2) != c.D / ixo::kNvfp4Block)
+      throw ixo::InputError("k_scales", "shape [" + std::to_string(ks.shape(0)) + ", " + std::to_string(ks.shape(1)) + ", " +
+                                            std::to_string(ks.shape(2)) + "] does not match [S, Hk, D/16] = [" + std::to_string(c.S) +
+                                            ", " + std::to_string(c.Hk) + ", " + std::to_string(c.D / ixo::kNvfp4Block) + "]");
+    c.k_scales = from_numpy<std::uint8_t>(ks);
+  } else if (!k_scales.is_none()) {
+    throw ixo::InputError("k_scales", "given, but k_dtype " + std::string(ixo::to_string(c.cfg.k_dtype)) + " has no block scales");
+  }
+  if (c.cfg.k_dtype != ixo::KDtype::bf16) {
     if (k.itemsize() != 1) throw ixo::InputError("k_cache", "fp8 codes must be 1-byte elements, got " + std::to_string(k.itemsize()));
     c.k_cache = from_numpy(py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>(k));
   } else {
@@ -92,6 +115,7 @@ Case make_case(py::array_t<std::uint16_t, py::array::c_style | py::array::forcec
 }
 
 py::array k_cache_array(const Case& c) {
+  if (ixo::is_nvfp4(c.cfg.k_dtype)) return to_numpy(c.k_cache, {c.S, c.Hk, c.D / 2});
   if (ixo::is_fp8(c.cfg.k_dtype)) return to_numpy(c.k_cache, {c.S, c.Hk, c.D});
   std::vector<std::uint16_t> bits(c.k_cache.size() / 2);
   std::memcpy(bits.data(), c.k_cache.data(), c.k_cache.size());
@@ -178,7 +202,15 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<ixo::InputError>(m, "InputError", PyExc_ValueError);
 
   py::class_<Case>(m, "Case")
-      .def_property_readonly("q", [](const Case& c) { return to_numpy(c.q, {c.R, c.Hq, c.D}); })
+      .def_property_readonly("q", [](const Case& c) -> py::array {
+        if (c.cfg.q_dtype == ixo::KDtype::bf16) return to_numpy(c.q, {c.R, c.Hq, c.D});
+        return to_numpy(std::vector<std::uint8_t>(c.q.begin(), c.q.end()), {c.R, c.Hq, c.D});
+      })
+      .def_property_readonly("k_scales", [](const Case& c) -> py::object {
+        if (!ixo::is_nvfp4(c.cfg.k_dtype)) return py::none();
+        return to_numpy(c.k_scales, {c.S, c.Hk, c.D / ixo::kNvfp4Block});
+      })
+      .def_property_readonly("q_dtype", [](const Case& c) { return std::string(ixo::to_string(c.cfg.q_dtype)); })
       .def_property_readonly("k_cache", &k_cache_array)
       .def_property_readonly("req_to_token", [](const Case& c) { return to_numpy(c.req_to_token, {c.rows, c.width}); })
       .def_property_readonly("page_table", [](const Case& c) -> py::object {
@@ -198,7 +230,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("D", &Case::D)
       .def_readonly("S", &Case::S);
 
-  m.def("make_case", &make_case);
+  m.def("make_case", &make_case, py::arg("q"), py::arg("k"), py::arg("req_to_token"), py::arg("slot_ids"), py::arg("seq_lens"),
+        py::arg("config_json"), py::arg("page_table") = py::none(), py::arg("k_scales") = py::none());
   m.def("load_case", &ixo::load_case);
   m.def("save_case", &ixo::save_case);
   m.def("presets", &ixo::preset_names);

@@ -73,7 +73,8 @@ def test_a_torch_kernel_on_cuda_tensors_under_fuzz(tmp_path):
         ids, scores = nk.kernel(io.Case(t["q"], t["k_cache"], t["req_to_token"], t["slot_ids"], t["seq_lens"],
                                         block_size=case.block_size, topk=case.topk, init_blocks=case.init_blocks,
                                         local_blocks=case.local_blocks, score_type=case.score_type,
-                                        q_scale=case.q_scale, k_scale=case.k_scale, packed_queries=case.packed_queries))
+                                        q_scale=case.q_scale, k_scale=case.k_scale, packed_queries=case.packed_queries,
+                                        k_dtype=case.k_dtype, k_scales=t.get("k_scales")))
         return torch.from_numpy(ids).cuda(), torch.from_numpy(scores).cuda()
 
     r = io.fuzz(torch_kernel, seconds=10, out=str(tmp_path))

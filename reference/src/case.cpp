@@ -144,8 +144,16 @@ std::int64_t row_blocks(const Case& c, std::int64_t r) {
   return table_row(c, r) < 0 ? 0 : ceil_div(c.seq_lens[r], c.cfg.block_size);
 }
 
+void check_nvfp4_head_dim(KDtype k_dtype, std::int64_t D) {
+  if (is_nvfp4(k_dtype) && D % kNvfp4Block != 0)
+    throw InputError("D", "nvfp4 K needs a head dim that is a multiple of 16 (one e4m3fn scale per 16 elements), got " +
+                              str(D));
+}
+
 void validate(const Case& c) {
   const Config& g = c.cfg;
+  if (g.q_dtype != KDtype::bf16 && g.q_dtype != KDtype::e4m3fn)
+    throw InputError("q_dtype", "must be bf16 or e4m3fn, got " + std::string(to_string(g.q_dtype)));
   if (g.block_size < 1) throw InputError("block_size", "must be >= 1, got " + str(g.block_size));
   if (g.topk < 1 || g.topk > kMaxTopk)
     throw InputError("topk", "must be in [1, " + str(kMaxTopk) + "], got " + str(g.topk));
@@ -166,15 +174,28 @@ void validate(const Case& c) {
     throw InputError("q", "heads Hq=" + str(c.Hq) + " is not a multiple of k_cache heads Hk=" + str(c.Hk));
   if (c.S < 0 || c.rows < 0 || c.width < 0) throw InputError("k_cache", "negative dimension");
   check_scale_product(c);
+  check_nvfp4_head_dim(g.k_dtype, c.D);
   const std::int64_t qnum = checked_product("q", "elements R x Hq x D", {c.R, c.Hq, c.D});
   if (static_cast<std::int64_t>(c.q.size()) != qnum)
     throw InputError("q", "holds " + str(static_cast<std::int64_t>(c.q.size())) + " elements, shape needs " +
                               str(qnum));
+  if (g.q_dtype != KDtype::bf16)
+    for (std::size_t i = 0; i < c.q.size(); ++i)
+      if (c.q[i] > 0xFF)
+        throw InputError("q", "element " + str(static_cast<std::int64_t>(i)) + " holds " + str(c.q[i]) + ", not an 8-bit " +
+                                  std::string(to_string(g.q_dtype)) + " code (q_dtype " + std::string(to_string(g.q_dtype)) + ")");
   const std::int64_t kbytes =
-      checked_product("k_cache", "bytes S x Hk x D x element size", {c.S, c.Hk, c.D, element_bytes(g.k_dtype)});
+      is_nvfp4(g.k_dtype) ? checked_product("k_cache", "bytes S x Hk x D/2", {c.S, c.Hk, c.D / 2})
+                          : checked_product("k_cache", "bytes S x Hk x D x element size", {c.S, c.Hk, c.D, element_bytes(g.k_dtype)});
   if (static_cast<std::int64_t>(c.k_view().size()) != kbytes)
     throw InputError("k_cache", "holds " + str(static_cast<std::int64_t>(c.k_view().size())) + " bytes, shape needs " +
                                     str(kbytes));
+  const std::int64_t sbytes = is_nvfp4(g.k_dtype) ? checked_product("k_scales", "bytes S x Hk x D/16", {c.S, c.Hk, c.D / kNvfp4Block}) : 0;
+  if (static_cast<std::int64_t>(c.k_scales.size()) != sbytes)
+    throw InputError("k_scales", "holds " + str(static_cast<std::int64_t>(c.k_scales.size())) + " bytes, " +
+                                     (is_nvfp4(g.k_dtype) ? "shape S x Hk x D/16 needs " + str(sbytes)
+                                                          : "expected none (only nvfp4 K has block scales; k_dtype " +
+                                                                std::string(to_string(g.k_dtype)) + ")"));
   const std::int64_t tnum = checked_product("req_to_token", "elements rows x width", {c.rows, c.width});
   if (static_cast<std::int64_t>(c.req_to_token.size()) != tnum)
     throw InputError("req_to_token", "holds " + str(static_cast<std::int64_t>(c.req_to_token.size())) +

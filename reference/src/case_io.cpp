@@ -108,7 +108,7 @@ Config parse_config_json(const std::string& text) {
   if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + brief(j));
   static const char* known[] = {"block_size", "topk",    "init_blocks", "local_blocks", "score_type",
                                 "sm_scale",   "q_scale", "k_scale",     "k_dtype",      "packed_queries",
-                                "page_size"};
+                                "page_size", "q_dtype"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool found = false;
     for (const char* k : known) found |= it.key() == k;
@@ -128,6 +128,7 @@ Config parse_config_json(const std::string& text) {
   if (j.contains("k_scale")) c.k_scale = json_num(j, "k_scale");
   if (j.contains("packed_queries")) c.packed_queries = json_int(j, "packed_queries");
   if (j.contains("page_size")) c.page_size = json_int(j, "page_size");
+  if (j.contains("q_dtype")) c.q_dtype = parse_qdtype(json_str(j, "q_dtype"));
   return c;
 }
 
@@ -144,6 +145,7 @@ std::string config_to_json(const Config& c) {
   j["k_dtype"] = std::string(to_string(c.k_dtype));
   j["packed_queries"] = c.packed_queries;
   if (c.page_size != 1) j["page_size"] = c.page_size;  // token-slot case files stay as they were
+  if (c.q_dtype != KDtype::bf16) j["q_dtype"] = std::string(to_string(c.q_dtype));  // absent: bf16 (older cases stay byte-equal)
   return j.dump(2) + "\n";
 }
 
@@ -163,9 +165,17 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   Case c;
   c.cfg = parse_config_json(ss.str());
 
-  const NpyArray q = read_tensor(dir, "q", 3, {"<u2", "<i2"});
-  const bool fp8 = is_fp8(c.cfg.k_dtype);
-  const char* const k_descrs[2] = {fp8 ? "|u1" : "<u2", fp8 ? "|i1" : "<i2"};
+  // q: bf16 bits (uint16) or, with "q_dtype": "e4m3fn", one-byte codes.
+  const bool q8 = c.cfg.q_dtype != KDtype::bf16;
+  NpyArray q = read_npy((fs::path(dir) / "q.npy").string(), "q");
+  try {
+    check_tensor(q, "q", 3, {q8 ? "|u1" : "<u2", q8 ? "|i1" : "<i2"});
+  } catch (const InputError& e) {
+    throw InputError(e.field(), std::string(e.what()) + " (case.json q_dtype " + std::string(to_string(c.cfg.q_dtype)) + ")");
+  }
+  // k_cache: bf16 bits, fp8 codes, or nvfp4 packed E2M1 codes [S, Hk, D/2] (+ k_scales.npy).
+  const bool k1 = c.cfg.k_dtype != KDtype::bf16;
+  const char* const k_descrs[2] = {k1 ? "|u1" : "<u2", k1 ? "|i1" : "<i2"};
   NpyArray k;  // owned: header and data; mapped: header only (the data stays in the file)
   NpyMap km;
   if (map_k) {
@@ -190,8 +200,24 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   c.D = q.shape[2];
   c.S = k.shape[0];
   c.Hk = k.shape[1];
-  if (k.shape[2] != c.D)
-    throw InputError("k_cache", "head dim " + std::to_string(k.shape[2]) + " does not match q head dim " + std::to_string(c.D));
+  const bool fp4 = is_nvfp4(c.cfg.k_dtype);
+  if (fp4) check_nvfp4_head_dim(c.cfg.k_dtype, c.D);
+  const std::int64_t k_dim = fp4 ? c.D / 2 : c.D;
+  if (k.shape[2] != k_dim)
+    throw InputError("k_cache", fp4 ? "dim 2 is " + std::to_string(k.shape[2]) + ", expected " + std::to_string(k_dim) +
+                                          " (nvfp4: D/2 bytes of two E2M1 codes, D = " + std::to_string(c.D) + " from q)"
+                                    : "head dim " + std::to_string(k.shape[2]) + " does not match q head dim " + std::to_string(c.D));
+  const std::string scales_path = (fs::path(dir) / "k_scales.npy").string();
+  if (fp4) {
+    const NpyArray ks = read_tensor(dir, "k_scales", 3, {"|u1", "|i1"});
+    const std::vector<std::int64_t> want = {c.S, c.Hk, c.D / kNvfp4Block};
+    if (ks.shape != want)
+      throw InputError("k_scales", "shape " + shape_string(ks.shape) + " does not match [S, Hk, D/16] = " + shape_string(want));
+    c.k_scales = ks.data;
+  } else if (fs::exists(fs::symlink_status(scales_path, ec))) {
+    throw InputError("k_scales", "k_scales.npy is present but case.json k_dtype is " + std::string(to_string(c.cfg.k_dtype)) +
+                                     " (only nvfp4 K has block scales)");
+  }
   if (has_pages) {
     c.rows = pt.shape[0];
     c.max_pages = pt.shape[1];
@@ -208,7 +234,12 @@ Case load_case_dir(const std::string& dir, bool map_k) {
     throw InputError("slot_ids", "shape " + shape_string(s.shape) + " does not match q rows " + std::to_string(c.R));
   if (l.shape[0] != c.R)
     throw InputError("seq_lens", "shape " + shape_string(l.shape) + " does not match q rows " + std::to_string(c.R));
-  c.q = npy_values<std::uint16_t>(q);
+  if (q8) {
+    const auto& qb = q.data;  // one byte a code; widened into Case::q's low byte
+    c.q.assign(qb.begin(), qb.end());
+  } else {
+    c.q = npy_values<std::uint16_t>(q);
+  }
   c.k_cache = std::move(k.data);  // moved, not copied: K is held once
   c.k_mapped = std::move(km.data);
   c.k_mapped_bytes = km.bytes;
@@ -229,9 +260,20 @@ void save_case(const Case& c, const std::string& dir) {
   fs::create_directories(dir);
   std::ofstream(fs::path(dir) / "case.json") << config_to_json(c.cfg);
   auto p = [&](const char* n) { return (fs::path(dir) / n).string(); };
-  write_npy(p("q.npy"), "<u2", {c.R, c.Hq, c.D}, c.q.data(), c.q.size() * 2);
+  if (c.cfg.q_dtype == KDtype::bf16) {
+    write_npy(p("q.npy"), "<u2", {c.R, c.Hq, c.D}, c.q.data(), c.q.size() * 2);
+  } else {
+    const std::vector<std::uint8_t> codes(c.q.begin(), c.q.end());  // validate(): every code <= 0xFF
+    write_npy(p("q.npy"), "|u1", {c.R, c.Hq, c.D}, codes.data(), codes.size());
+  }
   const auto k = c.k_view();
-  write_npy(p("k_cache.npy"), is_fp8(c.cfg.k_dtype) ? "|u1" : "<u2", {c.S, c.Hk, c.D}, k.data(), k.size());
+  const bool fp4 = is_nvfp4(c.cfg.k_dtype);
+  write_npy(p("k_cache.npy"), c.cfg.k_dtype == KDtype::bf16 ? "<u2" : "|u1", {c.S, c.Hk, fp4 ? c.D / 2 : c.D}, k.data(), k.size());
+  if (fp4) write_npy(p("k_scales.npy"), "|u1", {c.S, c.Hk, c.D / kNvfp4Block}, c.k_scales.data(), c.k_scales.size());
+  else {
+    std::error_code ec;
+    fs::remove(p("k_scales.npy"), ec);  // an older nvfp4 case saved to the same directory
+  }
   write_npy(p("req_to_token.npy"), "<i4", {c.rows, c.width}, c.req_to_token.data(), c.req_to_token.size() * 4);
   write_npy(p("slot_ids.npy"), "<i8", {c.R}, c.slot_ids.data(), c.slot_ids.size() * 8);
   write_npy(p("seq_lens.npy"), "<i8", {c.R}, c.seq_lens.data(), c.seq_lens.size() * 8);

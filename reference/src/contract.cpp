@@ -22,6 +22,10 @@ bool bf16_nonfinite(std::uint16_t bits) { return (bits & 0x7F80u) == 0x7F80u; }
 
 bool k_has_nonfinite(const Case& c) {
   const auto k = c.k_view();
+  if (is_nvfp4(c.cfg.k_dtype)) {  // E2M1 codes are all finite; a NaN scale makes its 16 elements NaN
+    const auto& table = fp8_table(KDtype::e4m3fn);
+    return std::any_of(c.k_scales.begin(), c.k_scales.end(), [&](std::uint8_t code) { return !std::isfinite(table[code]); });
+  }
   if (is_fp8(c.cfg.k_dtype)) {
     const auto& table = fp8_table(c.cfg.k_dtype);
     return std::any_of(k.begin(), k.end(), [&](std::uint8_t code) { return !std::isfinite(table[code]); });
@@ -78,6 +82,7 @@ std::optional<std::string> Contract::refuses(const Case& c) const {
     return fmt::format("(Hq, Hk) ({}, {}) (contract allows {})", c.Hq, c.Hk, heads);
   if (!allowed(k_dtypes, f.k_dtype)) return fmt::format("k_dtype {}", to_string(f.k_dtype));
   if (!allowed(page_sizes, f.page_size)) return fmt::format("page_size {} (contract allows {})", f.page_size, page_sizes);
+  if (!allowed(q_dtypes, f.q_dtype)) return fmt::format("q_dtype {}", to_string(f.q_dtype));
   if (!allowed(score_types, f.score_type)) return fmt::format("score_type {}", to_string(f.score_type));
   if (init_max >= 0 && f.init_blocks > init_max) return fmt::format("init_blocks {} (contract allows <= {})", f.init_blocks, init_max);
   if (f.local_blocks < local_min || (local_max >= 0 && f.local_blocks > local_max))
@@ -105,7 +110,7 @@ std::optional<std::string> Contract::refuses(const Case& c) const {
   }
   if (!nonfinite) {
     for (std::size_t i = 0; i < c.q.size(); ++i)
-      if (bf16_nonfinite(c.q[i])) return fmt::format("q element {} is NaN/Inf (contract: finite inputs)", i);
+      if (!std::isfinite(q_to_float(c.q[i], f.q_dtype))) return fmt::format("q element {} is NaN/Inf (contract: finite inputs)", i);
     if (k_has_nonfinite(c)) return std::string("k_cache holds NaN/Inf codes (contract: finite inputs)");
   }
   return std::nullopt;

@@ -27,6 +27,7 @@ Contract sglang_triton_decode() {
   c.topk_min = 1;
   c.topk_max = 127;
   c.k_dtypes = {KDtype::bf16, KDtype::e4m3fn, KDtype::e5m2};
+  c.q_dtypes = {KDtype::bf16};
   c.packing = Packing::full_groups;
   c.inactive_rows = false;
   c.semantics.nan_blocks = NanRank::unspecified;
@@ -52,6 +53,8 @@ Contract ixo_cp() {
                   "forced scores (the key's id field)";
   c.heads = {{1, 1}, {2, 1}, {4, 1}};  // WORLD up to the TP4 of the CP gate (the kernels take 1..16)
   c.topk_max = 64;
+  c.k_dtypes = {KDtype::bf16, KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2};  // no nvfp4 K
+  c.q_dtypes = {KDtype::bf16};                                                   // no fp8 q
   c.semantics.forced_ties = ForcedTies::lowest_id;
   return c;
 }
@@ -61,7 +64,7 @@ Contract msa_decode() {
   c.name = "msa-decode";
   c.description =
       "MiniMax's upstream M3 decode indexer (MiniMax-AI/MSA, ../shared/spec/upstream-msa.md): 128-token pages, D 128, "
-      "one K head shared by H = 1, 2 or 4 q heads, max score only, no init blocks, the local page forced, topk 16, "
+      "one K head shared by H = 1, 2 or 4 q heads, q bf16 or e4m3fn, K bf16, e4m3fn or NVFP4, max score only, no init blocks, the local page forced, topk 16, "
       "Q = 1..16 verify rows a request (full groups), no inactive rows, no aliases, finite inputs; selection by its "
       "16-bit quantized selector (ties within one step (hi - lo) / 65534 may swap; replayed bit-exactly on the "
       "kernel's own scores), ids: 15 ranked history pages in descending score then the local page n-1 in slot 15; "
@@ -70,7 +73,8 @@ Contract msa_decode() {
   c.head_dims = {128};
   c.topk_min = c.topk_max = 16;
   c.heads = {{1, 1}, {2, 1}, {4, 1}};
-  c.k_dtypes = {KDtype::bf16, KDtype::e4m3fn};
+  c.q_dtypes = {KDtype::bf16, KDtype::e4m3fn};                // bf16, Q8KV8 / Q8KV4
+  c.k_dtypes = {KDtype::bf16, KDtype::e4m3fn, KDtype::nvfp4};  // bf16, Q8KV8, Q8KV4 (NVFP4 + e4m3 scales)
   c.score_types = {ScoreType::max};
   c.init_max = 0;
   c.local_min = c.local_max = 1;
@@ -155,6 +159,9 @@ Contract contract_from_json(const std::string& text) {
     else if (k == "k_dtypes") {
       c.k_dtypes.clear();
       for (const auto& s : get<std::vector<std::string>>(j, "k_dtypes")) c.k_dtypes.push_back(parse_kdtype(s, "contract.k_dtypes"));
+    } else if (k == "q_dtypes") {
+      c.q_dtypes.clear();
+      for (const auto& s : get<std::vector<std::string>>(j, "q_dtypes")) c.q_dtypes.push_back(parse_qdtype(s, "contract.q_dtypes"));
     } else if (k == "score_types") {
       c.score_types.clear();
       for (const auto& s : get<std::vector<std::string>>(j, "score_types"))
@@ -206,6 +213,8 @@ std::string contract_to_json(const Contract& c) {
   for (const auto& [hq, hk] : c.heads) j["heads"].push_back({hq, hk});
   j["k_dtypes"] = json::array();
   for (KDtype t : c.k_dtypes) j["k_dtypes"].push_back(std::string(to_string(t)));
+  j["q_dtypes"] = json::array();
+  for (KDtype t : c.q_dtypes) j["q_dtypes"].push_back(std::string(to_string(t)));
   j["score_types"] = json::array();
   for (ScoreType t : c.score_types) j["score_types"].push_back(std::string(to_string(t)));
   j["init_max"] = c.init_max;

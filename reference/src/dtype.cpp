@@ -17,6 +17,7 @@ std::string_view to_string(KDtype t) {
     case KDtype::e4m3fn: return "e4m3fn";
     case KDtype::e4m3fnuz: return "e4m3fnuz";
     case KDtype::e5m2: return "e5m2";
+    case KDtype::nvfp4: return "nvfp4";
   }
   return "?";
 }
@@ -24,9 +25,15 @@ std::string_view to_string(KDtype t) {
 std::string_view to_string(ScoreType t) { return t == ScoreType::max ? "max" : "lse"; }
 
 KDtype parse_kdtype(std::string_view name, const std::string& field) {
-  for (KDtype t : {KDtype::bf16, KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2})
+  for (KDtype t : {KDtype::bf16, KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2, KDtype::nvfp4})
     if (name == to_string(t)) return t;
-  throw InputError(field, "unknown dtype '" + std::string(name) + "' (expected bf16, e4m3fn, e4m3fnuz or e5m2)");
+  throw InputError(field, "unknown dtype '" + std::string(name) + "' (expected bf16, e4m3fn, e4m3fnuz, e5m2 or nvfp4)");
+}
+
+KDtype parse_qdtype(std::string_view name, const std::string& field) {
+  if (name == "bf16") return KDtype::bf16;
+  if (name == "e4m3fn") return KDtype::e4m3fn;
+  throw InputError(field, "unknown q dtype '" + std::string(name) + "' (expected bf16 or e4m3fn)");
 }
 
 ScoreType parse_score_type(std::string_view name, const std::string& field) {
@@ -85,9 +92,10 @@ const std::array<float, 256>& fp8_table(KDtype t) {
     case KDtype::e4m3fn: return fn;
     case KDtype::e4m3fnuz: return fnuz;
     case KDtype::e5m2: return e5;
-    case KDtype::bf16: break;
+    case KDtype::bf16:
+    case KDtype::nvfp4: break;
   }
-  throw InputError("k_dtype", "bf16 has no fp8 table");
+  throw InputError("k_dtype", std::string(to_string(t)) + " has no fp8 table");
 }
 
 std::uint8_t float_to_fp8(float x, KDtype t) {
@@ -106,6 +114,36 @@ std::uint8_t float_to_fp8(float x, KDtype t) {
     }
   }
   return static_cast<std::uint8_t>(best);
+}
+
+float q_to_float(std::uint16_t stored, KDtype q_dtype) {
+  return q_dtype == KDtype::bf16 ? bf16_bits_to_float(stored) : fp8_to_float(static_cast<std::uint8_t>(stored), q_dtype);
+}
+
+std::uint16_t float_to_q(float x, KDtype q_dtype) {
+  return q_dtype == KDtype::bf16 ? float_to_bf16_bits(x) : float_to_fp8(x, q_dtype);
+}
+
+float e2m1_to_float(std::uint8_t nibble) {
+  // Sign bit 3, exponent bits 2..1 (bias 1), mantissa bit 0; exponent 0 is subnormal (m * 0.5).
+  const int e = (nibble >> 1) & 3, m = nibble & 1;
+  const double mag = e == 0 ? 0.5 * m : std::ldexp(1.0 + 0.5 * m, e - 1);
+  return static_cast<float>((nibble & 8) ? -mag : mag);
+}
+
+const std::array<float, 16 * 256>& nvfp4_table() {
+  static const std::array<float, 16 * 256> table = [] {
+    std::array<float, 16 * 256> a{};
+    const auto& scale = fp8_table(KDtype::e4m3fn);
+    for (int n = 0; n < 16; ++n)
+      for (int s = 0; s < 256; ++s) {
+        // e2m1 (2 significant bits) x e4m3 (4) is exact in float; then the nearest e4m3fn value.
+        const float p = e2m1_to_float(static_cast<std::uint8_t>(n)) * scale[s];
+        a[n * 256 + s] = std::isnan(p) ? p : fp8_to_float(float_to_fp8(p, KDtype::e4m3fn), KDtype::e4m3fn);
+      }
+    return a;
+  }();
+  return table;
 }
 
 }  // namespace ixo

@@ -44,9 +44,23 @@ struct Request {
   std::int64_t slot;  // value stored in slot_ids
 };
 
-// Stores one K element value into the cache (value is already in stored units).
+// The E2M1 code nearest to v (ties to the even code), for generators.
+std::uint8_t e2m1_code(float v) {
+  int best = 0;
+  for (int m = 1; m < 8; ++m)
+    if (std::fabs(e2m1_to_float(static_cast<std::uint8_t>(m)) - std::fabs(v)) < std::fabs(e2m1_to_float(static_cast<std::uint8_t>(best)) - std::fabs(v)))
+      best = m;
+  return static_cast<std::uint8_t>(best | (std::signbit(v) ? 8 : 0));
+}
+
+// Stores one K element value into the cache (value is already in stored units; nvfp4: the
+// element's E2M1 code with its group's scale left as it is, 1.0 for fill_exact).
 void put_k(Case& c, std::size_t idx, float v) {
-  if (is_fp8(c.cfg.k_dtype)) {
+  if (is_nvfp4(c.cfg.k_dtype)) {
+    std::uint8_t& b = c.k_cache[idx / 2];
+    const int sh = 4 * static_cast<int>(idx & 1);
+    b = static_cast<std::uint8_t>((b & ~(0xF << sh)) | (e2m1_code(v) << sh));
+  } else if (is_fp8(c.cfg.k_dtype)) {
     c.k_cache[idx] = float_to_fp8(v, c.cfg.k_dtype);
   } else {
     const std::uint16_t b = float_to_bf16_bits(v);
@@ -66,10 +80,29 @@ std::vector<std::uint8_t> moderate_codes(KDtype t) {
   return out;
 }
 
+// NVFP4 K: uniformly random E2M1 codes (all finite) and positive e4m3fn scales, about one
+// group in 8 large ([64, 448]: the products of the larger codes saturate at 448), the rest
+// moderate ([2^-6, 8]: most products need rounding to e4m3).
+void fill_nvfp4(Case& c, std::mt19937& fast) {
+  std::vector<std::uint8_t> moderate, large;
+  for (const std::uint8_t code : moderate_codes(KDtype::e4m3fn)) {
+    const float v = fp8_table(KDtype::e4m3fn)[code];
+    if (v > 0) moderate.push_back(code);
+  }
+  for (int code = 0; code < 0x7f; ++code)
+    if (fp8_table(KDtype::e4m3fn)[code] >= 64.0f) large.push_back(static_cast<std::uint8_t>(code));
+  std::uniform_int_distribution<int> byte(0, 255), eighth(0, 7);
+  std::uniform_int_distribution<std::size_t> pick_m(0, moderate.size() - 1), pick_l(0, large.size() - 1);
+  for (auto& b : c.k_cache) b = static_cast<std::uint8_t>(byte(fast));
+  for (auto& s : c.k_scales) s = eighth(fast) == 0 ? large[pick_l(fast)] : moderate[pick_m(fast)];
+}
+
 void fill_gaussian(Case& c, Rng& g) {
   std::normal_distribution<float> n01(0.0f, 1.0f);
   std::mt19937 fast(static_cast<std::uint32_t>(g()));
-  if (is_fp8(c.cfg.k_dtype)) {
+  if (is_nvfp4(c.cfg.k_dtype)) {
+    fill_nvfp4(c, fast);
+  } else if (is_fp8(c.cfg.k_dtype)) {
     const auto codes = moderate_codes(c.cfg.k_dtype);
     std::uniform_int_distribution<std::size_t> pick(0, codes.size() - 1);
     for (auto& b : c.k_cache) b = codes[pick(fast)];
@@ -77,13 +110,26 @@ void fill_gaussian(Case& c, Rng& g) {
     const float inv = static_cast<float>(1.0 / c.cfg.k_scale);
     for (std::size_t i = 0; i < c.k_cache.size() / 2; ++i) put_k(c, i, n01(fast) * inv);
   }
-  for (auto& q : c.q) q = float_to_bf16_bits(n01(fast));
+  for (auto& q : c.q) q = float_to_q(n01(fast), c.cfg.q_dtype);
 }
 
 // Near ties: every token of a request is one base vector with a one-step change in a
 // single element, so block maxima crowd into a band a few ulps wide.
 void fill_near_tie(Case& c, Rng& g) {
   fill_gaussian(c, g);
+  if (is_nvfp4(c.cfg.k_dtype)) {  // one base row (codes and scales), one code magnitude +-1 a row
+    const std::size_t rb = static_cast<std::size_t>(c.D / 2), sb = static_cast<std::size_t>(c.D / kNvfp4Block);
+    for (std::int64_t s = 1; s < c.S * c.Hk; ++s) {
+      std::copy_n(c.k_cache.begin(), rb, c.k_cache.begin() + static_cast<std::ptrdiff_t>(s * rb));
+      std::copy_n(c.k_scales.begin(), sb, c.k_scales.begin() + static_cast<std::ptrdiff_t>(s * sb));
+      const std::size_t e = static_cast<std::size_t>(s) * static_cast<std::size_t>(c.D) + static_cast<std::size_t>(uniform(g, 0, c.D - 1));
+      std::uint8_t& b = c.k_cache[e / 2];
+      const int sh = 4 * static_cast<int>(e & 1), code = (b >> sh) & 0xF;
+      const int mag = std::clamp((code & 7) + static_cast<int>(uniform(g, -1, 1)), 0, 7);
+      b = static_cast<std::uint8_t>((b & ~(0xF << sh)) | (((code & 8) | mag) << sh));
+    }
+    return;
+  }
   const std::size_t row = static_cast<std::size_t>(c.D);
   std::vector<std::uint8_t> base(c.k_cache.begin(), c.k_cache.begin() + static_cast<std::ptrdiff_t>(row * element_bytes(c.cfg.k_dtype)));
   for (std::int64_t s = 0; s < c.S * c.Hk; ++s) {
@@ -113,7 +159,8 @@ void fill_near_tie(Case& c, Rng& g) {
 void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs, const std::vector<std::vector<std::int64_t>>& tokens) {
   const std::int64_t gqa = c.Hq / c.Hk;
   const std::int64_t slice = c.D / gqa;
-  const int kmax = c.cfg.k_dtype == KDtype::e5m2 ? 8 : 16;
+  // Integers up to kmax are exact in K's dtype (nvfp4 with scale 1: 0..4 in E2M1).
+  const int kmax = c.cfg.k_dtype == KDtype::e5m2 ? 8 : is_nvfp4(c.cfg.k_dtype) ? 4 : 16;
   const std::int64_t M = slice * kmax;
   for (std::int64_t r = 0; r < c.R; ++r)
     for (std::int64_t h = 0; h < c.Hq; ++h) {
@@ -121,9 +168,10 @@ void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs, const std::ve
       const float sign = uniform(g, 0, 1) ? 1.0f : -1.0f;
       for (std::int64_t d = 0; d < c.D; ++d)
         c.q[static_cast<std::size_t>((r * c.Hq + h) * c.D + d)] =
-            float_to_bf16_bits(d >= j * slice && d < (j + 1) * slice ? sign : 0.0f);
+            float_to_q(d >= j * slice && d < (j + 1) * slice ? sign : 0.0f, c.cfg.q_dtype);
     }
   std::fill(c.k_cache.begin(), c.k_cache.end(), 0);
+  std::fill(c.k_scales.begin(), c.k_scales.end(), std::uint8_t{0x38});  // e4m3fn 1.0
   std::vector<std::int64_t> pool(static_cast<std::size_t>(2 * M + 1));
   std::iota(pool.begin(), pool.end(), -M);
   for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -160,16 +208,19 @@ void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs, const std::ve
 // most `levels` distinct values (the partial last block aside under lse).
 void fill_levels(Case& c, Rng& g, int levels, const std::vector<std::vector<std::int64_t>>& tokens) {
   fill_gaussian(c, g);  // q, and the vectors copied below
-  const std::size_t row = static_cast<std::size_t>(c.D) * static_cast<std::size_t>(element_bytes(c.cfg.k_dtype));
+  const std::size_t row = static_cast<std::size_t>(k_row_bytes(c.cfg.k_dtype, c.D));
+  const std::size_t srow = is_nvfp4(c.cfg.k_dtype) ? static_cast<std::size_t>(c.D / kNvfp4Block) : 0;  // scales a row
   const std::int64_t nvec = std::min<std::int64_t>(std::max(levels, 1), c.S);
   for (const auto& toks : tokens) {
     std::vector<std::int64_t> vec(static_cast<std::size_t>(nvec));
     for (auto& v : vec) v = uniform(g, 0, c.S - 1);
-    std::vector<std::uint8_t> base;
+    std::vector<std::uint8_t> base, sbase;
     for (const std::int64_t v : vec)
       for (std::int64_t h = 0; h < c.Hk; ++h) {
         const auto at = c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * row);
         base.insert(base.end(), at, at + static_cast<std::ptrdiff_t>(row));
+        const auto sat = c.k_scales.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * srow);
+        sbase.insert(sbase.end(), sat, sat + static_cast<std::ptrdiff_t>(srow));
       }
     std::int64_t level = 0;
     for (std::size_t t = 0; t < toks.size(); ++t) {
@@ -177,17 +228,25 @@ void fill_levels(Case& c, Rng& g, int levels, const std::vector<std::vector<std:
       const auto src = base.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(level * c.Hk) * row);
       std::copy(src, src + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c.Hk) * row),
                 c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(toks[t] * c.Hk) * row));
+      const auto ssrc = sbase.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(level * c.Hk) * srow);
+      std::copy(ssrc, ssrc + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c.Hk) * srow),
+                c.k_scales.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(toks[t] * c.Hk) * srow));
     }
   }
 }
 
 // About one token slot in 8 gets one element replaced by a special code of its fp8 format:
 // a subnormal, a zero (+0, and -0 where the format has one) or (nonfinite_too) a NaN/Inf code.
+// nvfp4: the same on its e4m3fn scales (one scale of about one row in 8).
 void put_fp8_specials(Case& c, Rng& g, bool nonfinite_too) {
+  const bool fp4 = is_nvfp4(c.cfg.k_dtype);
+  const KDtype fmt = fp4 ? KDtype::e4m3fn : c.cfg.k_dtype;
+  std::vector<std::uint8_t>& target = fp4 ? c.k_scales : c.k_cache;
+  const std::int64_t per_row = fp4 ? c.D / kNvfp4Block : c.D;
   std::vector<std::uint8_t> sub, zero, nonfinite;
   for (int code = 0; code < 256; ++code) {
     const auto b = static_cast<std::uint8_t>(code);
-    switch (fp8_kind(b, c.cfg.k_dtype)) {
+    switch (fp8_kind(b, fmt)) {
       case Fp8Kind::subnormal: sub.push_back(b); break;
       case Fp8Kind::zero: zero.push_back(b); break;
       case Fp8Kind::nonfinite: nonfinite.push_back(b); break;
@@ -198,21 +257,23 @@ void put_fp8_specials(Case& c, Rng& g, bool nonfinite_too) {
   for (std::int64_t s = 0; s < c.S * c.Hk; ++s) {
     if (uniform(g, 0, 7) != 0) continue;
     const auto& pool = *kinds[uniform(g, 0, nonfinite_too ? 2 : 1)];
-    c.k_cache[static_cast<std::size_t>(s * c.D + uniform(g, 0, c.D - 1))] = pool[static_cast<std::size_t>(uniform(g, 0, static_cast<std::int64_t>(pool.size()) - 1))];
+    target[static_cast<std::size_t>(s * per_row + uniform(g, 0, per_row - 1))] = pool[static_cast<std::size_t>(uniform(g, 0, static_cast<std::int64_t>(pool.size()) - 1))];
   }
 }
 
 // Every K element replaced by a random subnormal or zero code of its fp8 format (about one in
 // 8 a zero), signs random: the scores are made of subnormals only.
+// nvfp4: every scale instead (the elements are then subnormal or zero products, rounded).
 void put_fp8_subnormal_only(Case& c, Rng& g) {
+  const bool fp4 = is_nvfp4(c.cfg.k_dtype);
   std::vector<std::uint8_t> sub, zero;
   for (int code = 0; code < 256; ++code) {
     const auto b = static_cast<std::uint8_t>(code);
-    const Fp8Kind k = fp8_kind(b, c.cfg.k_dtype);
+    const Fp8Kind k = fp8_kind(b, fp4 ? KDtype::e4m3fn : c.cfg.k_dtype);
     if (k == Fp8Kind::subnormal) sub.push_back(b);
     if (k == Fp8Kind::zero) zero.push_back(b);
   }
-  for (auto& e : c.k_cache) {
+  for (auto& e : fp4 ? c.k_scales : c.k_cache) {
     const auto& pool = uniform(g, 0, 7) == 0 ? zero : sub;
     e = pool[static_cast<std::size_t>(uniform(g, 0, static_cast<std::int64_t>(pool.size()) - 1))];
   }
@@ -450,7 +511,9 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   }
   c.R = static_cast<std::int64_t>(c.slot_ids.size());
   c.q.assign(static_cast<std::size_t>(c.R * c.Hq * c.D), 0);
-  c.k_cache.assign(static_cast<std::size_t>(c.S * c.Hk * c.D * element_bytes(c.cfg.k_dtype)), 0);
+  check_nvfp4_head_dim(c.cfg.k_dtype, c.D);
+  c.k_cache.assign(static_cast<std::size_t>(c.S * c.Hk * k_row_bytes(c.cfg.k_dtype, c.D)), 0);
+  c.k_scales.assign(is_nvfp4(c.cfg.k_dtype) ? static_cast<std::size_t>(c.S * c.Hk * (c.D / kNvfp4Block)) : 0, std::uint8_t{0x38});
   switch (spec.values) {
     case Values::gaussian: fill_gaussian(c, g); break;
     case Values::near_tie: fill_near_tie(c, g); break;
@@ -473,8 +536,9 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
       break;
     }
   }
-  if (spec.fp8_specials && is_fp8(c.cfg.k_dtype)) put_fp8_specials(c, g, spec.fp8_nonfinite);
-  if (spec.fp8_subnormal_only && is_fp8(c.cfg.k_dtype)) put_fp8_subnormal_only(c, g);
+  const bool coded = is_fp8(c.cfg.k_dtype) || is_nvfp4(c.cfg.k_dtype);  // fp8 codes, or nvfp4's e4m3fn scales
+  if (spec.fp8_specials && coded) put_fp8_specials(c, g, spec.fp8_nonfinite);
+  if (spec.fp8_subnormal_only && coded) put_fp8_subnormal_only(c, g);
   validate(c);
   return c;
 }

@@ -99,7 +99,14 @@ void group_dots(std::size_t g, const double* const* q, const Vec* kt, std::int64
 const std::uint8_t* k_row(const Case& c, const std::uint8_t* k, std::int64_t sid, std::int64_t kvh, std::int64_t t) {
   std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t)];
   if (slot < 0) slot += c.S;
-  return k + static_cast<std::size_t>((slot * c.Hk + kvh) * c.D * element_bytes(c.cfg.k_dtype));
+  return k + static_cast<std::size_t>((slot * c.Hk + kvh) * k_row_bytes(c.cfg.k_dtype, c.D));
+}
+
+// The e4m3fn scales of the K row of token t (nvfp4 only).
+const std::uint8_t* k_scale_row(const Case& c, std::int64_t sid, std::int64_t kvh, std::int64_t t) {
+  std::int64_t slot = c.req_to_token[static_cast<std::size_t>(sid * c.width + t)];
+  if (slot < 0) slot += c.S;
+  return c.k_scales.data() + static_cast<std::size_t>((slot * c.Hk + kvh) * (c.D / kNvfp4Block));
 }
 
 // Every cache line of [p, p + n): rows need not be line-aligned (a vector's heap block
@@ -110,10 +117,15 @@ void prefetch_row(const std::uint8_t* p, std::size_t n) {
   for (std::uintptr_t a = first; a <= last; a += 64) __builtin_prefetch(reinterpret_cast<const void*>(a));
 }
 
-// Decodes one K row into floats out[0, D): fp8 through its table; bf16 as the upper half of
-// a float, which test_decode proves equal to Eigen::bfloat16 on all 65536 codes.
-void decode_row(const std::uint8_t* p, std::int64_t D, const std::array<float, 256>* table, float* out) {
-  if (table) {
+// Decodes one K row into floats out[0, D): fp8 through its table; nvfp4 (scales given)
+// through nvfp4_table; bf16 as the upper half of a float, which test_decode proves equal to
+// Eigen::bfloat16 on all 65536 codes.
+void decode_row(const std::uint8_t* p, std::int64_t D, const std::array<float, 256>* table, const std::uint8_t* scales,
+                float* out) {
+  if (scales) {
+    const auto& t = nvfp4_table();
+    for (std::int64_t d = 0; d < D; ++d) out[d] = t[nvfp4_nibble(p, d) * 256u + scales[d / kNvfp4Block]];
+  } else if (table) {
     for (std::int64_t d = 0; d < D; ++d) out[d] = (*table)[p[d]];
   } else {
     for (std::int64_t d = 0; d < D; ++d) {
@@ -190,7 +202,8 @@ Expected oracle(const Case& c) {
   const std::int64_t gqa = c.Hq / c.Hk;
   const std::int64_t Dp = padded(c.D);
   const std::uint8_t* kbase = c.k_view().data();
-  const std::size_t row_bytes = static_cast<std::size_t>(c.D * element_bytes(c.cfg.k_dtype));
+  const std::size_t row_bytes = static_cast<std::size_t>(k_row_bytes(c.cfg.k_dtype, c.D));
+  const bool fp4 = is_nvfp4(c.cfg.k_dtype);
 
   const std::vector<Request> reqs = group_requests(c, e);
   std::vector<Item> items;
@@ -204,7 +217,7 @@ Expected oracle(const Case& c) {
   std::vector<double> qnorm(static_cast<std::size_t>(c.R * c.Hq));
   for (std::int64_t i = 0; i < c.R * c.Hq; ++i) {
     double* q = &qd[static_cast<std::size_t>(i * Dp)];
-    for (std::int64_t d = 0; d < c.D; ++d) q[d] = bf16_bits_to_float(c.q[static_cast<std::size_t>(i * c.D + d)]);
+    for (std::int64_t d = 0; d < c.D; ++d) q[d] = q_to_float(c.q[static_cast<std::size_t>(i * c.D + d)], c.cfg.q_dtype);
     qnorm[static_cast<std::size_t>(i)] = std::sqrt(lane_dot(q, q, Dp));
   }
 
@@ -246,7 +259,7 @@ Expected oracle(const Case& c) {
           }
           float* row = &rows[static_cast<std::size_t>(j * Dp)];
           if (ta + j < t_end)
-            decode_row(k_row(c, kbase, q.sid, kvh, ta + j), c.D, table, row);
+            decode_row(k_row(c, kbase, q.sid, kvh, ta + j), c.D, table, fp4 ? k_scale_row(c, q.sid, kvh, ta + j) : nullptr, row);
           else
             std::fill(row, row + c.D, 0.0f);  // past the block: scored, never read
         }

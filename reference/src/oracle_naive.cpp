@@ -48,6 +48,11 @@ double k_value(const Case& c, std::int64_t slot, std::int64_t kvh, std::int64_t 
     const std::uint16_t bits = static_cast<std::uint16_t>(c.k_view()[2 * idx] | (c.k_view()[2 * idx + 1] << 8));
     return bf16_bits_to_float(bits);
   }
+  if (is_nvfp4(c.cfg.k_dtype)) {  // packed E2M1 codes, one e4m3fn scale per 16 elements
+    const std::uint8_t* row = c.k_view().data() + static_cast<std::size_t>((slot * c.Hk + kvh) * (c.D / 2));
+    const std::uint8_t scale = c.k_scales[static_cast<std::size_t>((slot * c.Hk + kvh) * (c.D / kNvfp4Block) + i / kNvfp4Block)];
+    return nvfp4_to_float(nvfp4_nibble(row, i), scale);
+  }
   return fp8_to_float(c.k_view()[idx], c.cfg.k_dtype);
 }
 
@@ -72,7 +77,7 @@ Expected oracle_naive(const Case& c) {
           if (slot < 0) slot += c.S;
           double dot[detail::kLanes] = {}, qq[detail::kLanes] = {}, kk[detail::kLanes] = {};
           for (std::int64_t i = 0; i < c.D; ++i) {
-            const double qi = bf16_bits_to_float(q[i]);
+            const double qi = q_to_float(q[i], c.cfg.q_dtype);
             const double ki = k_value(c, slot, kvh, i);
             dot[i % detail::kLanes] += qi * ki;
             qq[i % detail::kLanes] += qi * qi;

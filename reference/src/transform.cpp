@@ -22,10 +22,13 @@ Case relabel_slots(const Case& c, std::uint64_t seed) {
   for (std::int64_t s = 0; s < c.S; ++s)
     slot_perm[static_cast<std::size_t>(s)] = paged_slot(unit_perm[static_cast<std::size_t>(s / ps)], s, ps);
   Case d = c;
-  const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * element_bytes(c.cfg.k_dtype));
-  for (std::int64_t s = 0; s < c.S; ++s)
-    std::memcpy(&d.k_cache[static_cast<std::size_t>(slot_perm[static_cast<std::size_t>(s)]) * row_bytes],
-                &c.k_cache[static_cast<std::size_t>(s) * row_bytes], row_bytes);
+  const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * k_row_bytes(c.cfg.k_dtype, c.D));
+  const std::size_t scale_bytes = c.k_scales.size() / static_cast<std::size_t>(std::max<std::int64_t>(c.S, 1));  // nvfp4: Hk * D/16
+  for (std::int64_t s = 0; s < c.S; ++s) {
+    const auto to = static_cast<std::size_t>(slot_perm[static_cast<std::size_t>(s)]), from = static_cast<std::size_t>(s);
+    std::memcpy(&d.k_cache[to * row_bytes], &c.k_cache[from * row_bytes], row_bytes);
+    if (scale_bytes) std::memcpy(&d.k_scales[to * scale_bytes], &c.k_scales[from * scale_bytes], scale_bytes);
+  }
   if (c.paged()) {
     for (std::int64_t t = 0; t < c.rows; ++t)
       for (std::int64_t p = 0; p < c.max_pages; ++p)
@@ -62,7 +65,7 @@ Case append_rows(const Case& c, int padding, int inactive) {
       d.seq_lens.push_back(std::min<std::int64_t>(c.width, j + 2));
       const std::int64_t src = c.R > 0 ? (g * P + j) % c.R : 0;  // reuse real query rows
       for (std::int64_t i = 0; i < c.Hq * c.D; ++i)
-        d.q.push_back(c.q.empty() ? std::uint16_t{0x3f80} : c.q[static_cast<std::size_t>(src * c.Hq * c.D + i)]);
+        d.q.push_back(c.q.empty() ? float_to_q(1.0f, c.cfg.q_dtype) : c.q[static_cast<std::size_t>(src * c.Hq * c.D + i)]);
     }
     d.R += P;
   }

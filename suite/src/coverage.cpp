@@ -177,7 +177,7 @@ Facts facts(const Case& c, const Expected& e) {
   f.fp8_kscale = is_fp8(g.k_dtype) && g.k_scale != 1.0;
   const std::int64_t world = c.Hq;
   std::vector<char> read(static_cast<std::size_t>(c.S), 0);
-  const std::size_t row_bytes = static_cast<std::size_t>(c.D * element_bytes(g.k_dtype));
+  const std::size_t row_bytes = static_cast<std::size_t>(k_row_bytes(g.k_dtype, c.D));
   for (std::int64_t r = 0; r < c.R; ++r) {
     const std::int64_t L = c.seq_lens[static_cast<std::size_t>(r)], sid = c.slot_ids[static_cast<std::size_t>(r)];
     const std::int64_t row = table_row(c, r), nb = e.nb[static_cast<std::size_t>(r)];

@@ -84,10 +84,11 @@ void fuzz_body(Judging& j, const gen::Knobs& knobs, const RunOptions& run, cover
 }
 
 std::string shape_line(const Case& c) {
-  return fmt::format("R={} rows, Hq:Hk={}:{}, D={}, block_size={}, topk={}, init={}, local={}, k_dtype={}, score={}, "
+  return fmt::format("R={} rows, Hq:Hk={}:{}, D={}, block_size={}, topk={}, init={}, local={}, k_dtype={}{}, score={}, "
                      "packed_queries={}, seq_lens [{}..{}]",
                      c.R, c.Hq, c.Hk, c.D, c.cfg.block_size, c.cfg.topk, c.cfg.init_blocks, c.cfg.local_blocks,
-                     to_string(c.cfg.k_dtype), to_string(c.cfg.score_type), c.cfg.packed_queries,
+                     to_string(c.cfg.k_dtype), c.cfg.q_dtype == KDtype::bf16 ? "" : ", q_dtype=" + std::string(to_string(c.cfg.q_dtype)),
+                     to_string(c.cfg.score_type), c.cfg.packed_queries,
                      c.R ? *std::min_element(c.seq_lens.begin(), c.seq_lens.end()) : 0,
                      c.R ? *std::max_element(c.seq_lens.begin(), c.seq_lens.end()) : 0);
 }

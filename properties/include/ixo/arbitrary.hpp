@@ -23,11 +23,12 @@ namespace gen {
 rc::Gen<std::int64_t> prefix(int block_size, std::int64_t max_prefix);
 
 // The compile-time parameters of a JIT kernel (Triton recompiles for each new tuple):
-// block size, head dim, heads, topk, K dtype, score type and the pack P. `ixo fuzz --shapes
+// block size, head dim, heads, topk, K and q dtypes, score type and the pack P. `ixo fuzz --shapes
 // N` keeps a run to N of them and varies everything else.
 struct ShapeKey {
   int block_size = 128, D = 128, Hq = 1, Hk = 1, topk = 16, pack = 1;
   KDtype k_dtype = KDtype::bf16;
+  KDtype q_dtype = KDtype::bf16;
   ScoreType score_type = ScoreType::max;
   bool operator==(const ShapeKey&) const = default;
 };

@@ -24,6 +24,7 @@ struct Config {
   double q_scale = 1.0;
   double k_scale = 1.0;
   KDtype k_dtype = KDtype::bf16;
+  KDtype q_dtype = KDtype::bf16;  // bf16 or e4m3fn (then Case::q holds codes in the low byte)
   int packed_queries = 1;  // consecutive rows forming one request's verify group
   int page_size = 1;       // tokens per K page (1: token slots); > 1 needs Case::page_table
 };
@@ -39,8 +40,10 @@ struct Case {
   std::int64_t rows = 0;    // req_to_token rows
   std::int64_t width = 0;   // req_to_token columns
   // Tensors (row-major, C order).
-  std::vector<std::uint16_t> q;          // [R, Hq, D] bf16 bits
-  std::vector<std::uint8_t> k_cache;     // [S, Hk, D] raw little-endian elements (bf16: 2 bytes, fp8: 1)
+  std::vector<std::uint16_t> q;          // [R, Hq, D] bf16 bits, or e4m3fn codes (0..255) when q_dtype is e4m3fn
+  std::vector<std::uint8_t> k_cache;     // [S, Hk, D] raw little-endian elements (bf16: 2 bytes, fp8: 1);
+                                         // nvfp4: [S, Hk, D/2], two E2M1 codes a byte (low nibble = even element)
+  std::vector<std::uint8_t> k_scales;    // nvfp4 only: [S, Hk, D/16] e4m3fn codes, one per 16 elements; else empty
   std::vector<std::int32_t> req_to_token;// [rows, width]
   std::vector<std::int64_t> slot_ids;    // [R]
   std::vector<std::int64_t> seq_lens;    // [R]
@@ -88,5 +91,7 @@ std::int64_t rows_sharing_slots(const Case& c);
 
 // Throws InputError naming the first malformed field and its value.
 void validate(const Case& c);
+// nvfp4 K needs D % 16 == 0 (one scale per 16 elements): InputError("D", ...) otherwise.
+void check_nvfp4_head_dim(KDtype k_dtype, std::int64_t D);
 
 }  // namespace ixo
