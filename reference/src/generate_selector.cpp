@@ -42,11 +42,12 @@ void put_bits(Case& c, std::size_t idx, std::uint16_t b) {
 
 void fill_selector_sweep(Case& c, std::uint64_t seed, const std::vector<std::vector<std::int64_t>>& row_tokens) {
   std::mt19937_64 g(seed ^ 0x5e1ec7u);
-  const std::uint16_t one = float_to_bf16_bits(1.0f);
+  const std::uint16_t one = float_to_q(1.0f, c.cfg.q_dtype);
   std::fill(c.q.begin(), c.q.end(), 0);
   for (std::int64_t i = 0; i < c.R * c.Hq; ++i)
     for (std::int64_t d = 0; d < std::min<std::int64_t>(3, c.D); ++d) c.q[static_cast<std::size_t>(i * c.D + d)] = one;
   std::fill(c.k_cache.begin(), c.k_cache.end(), 0);
+  std::fill(c.k_scales.begin(), c.k_scales.end(), std::uint8_t{0x38});  // nvfp4: e4m3fn 1.0
   const double k_unit = 1.0 / c.cfg.k_scale;
   const std::int64_t bs = c.cfg.block_size;
   const int first_kind = static_cast<int>(g() % 6);
@@ -59,6 +60,15 @@ void fill_selector_sweep(Case& c, std::uint64_t seed, const std::vector<std::vec
       const double x = v[t / static_cast<std::size_t>(bs)] * k_unit;
       for (std::int64_t h = 0; h < c.Hk; ++h) {
         const std::size_t base = static_cast<std::size_t>((toks[t] * c.Hk + h) * c.D);
+        if (is_nvfp4(c.cfg.k_dtype)) {
+          // Element 0 = +-1 (E2M1 code 2, sign bit 8), its block scale = |x| as e4m3fn
+          // (saturating at 448): the block's value to 3 bits.
+          const std::size_t row = static_cast<std::size_t>((toks[t] * c.Hk + h) * k_row_bytes(c.cfg.k_dtype, c.D));
+          const std::size_t srow = static_cast<std::size_t>((toks[t] * c.Hk + h) * (c.D / kNvfp4Block));
+          c.k_cache[row] = static_cast<std::uint8_t>(x < 0 ? 0x0A : 0x02);
+          c.k_scales[srow] = float_to_fp8(static_cast<float>(std::fabs(x)), KDtype::e4m3fn);
+          continue;
+        }
         if (is_fp8(c.cfg.k_dtype)) {
           c.k_cache[base] = float_to_fp8(static_cast<float>(x), c.cfg.k_dtype);
           continue;

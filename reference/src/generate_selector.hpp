@@ -15,7 +15,8 @@ namespace ixo {
 //   4 steps: block 0 = -1, the others 1 - k * step +- 0.49 step (k = 0, 1, ..., shuffled over
 //     the blocks; step = 2 / 65534: adjacent quantization buckets from the top down);
 //   5 N(0, 7^2).
-// bf16 K carries 24 bits (three bf16 terms); fp8 K only the value's nearest code.
+// bf16 K carries 24 bits (three bf16 terms); fp8 K the value's nearest code; nvfp4 K +-1 in
+// element 0 times its block scale (the value's nearest e4m3fn, saturating at 448).
 void fill_selector_sweep(Case& c, std::uint64_t seed, const std::vector<std::vector<std::int64_t>>& row_tokens);
 
 }  // namespace ixo
