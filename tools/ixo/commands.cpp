@@ -16,6 +16,7 @@
 #include "ixo/error.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/oracle.hpp"
+#include "ixo/transform.hpp"
 #include "ixo/verdict.hpp"
 #include "packing_note.hpp"
 
@@ -115,15 +116,17 @@ int check_case_with_backends(const Args& a) {
       continue;
     }
     const Contract contract = given ? *given : named_contract(b->traits().contract);
-    if (const auto outside = contract.refuses(c)) {
-      fmt::print("OUTSIDE {}: the case lies outside {}: {} (not run)\n", b->name(), contract.label(), *outside);
-      j[b->name()] = {{"outside_contract", *outside}};
+    const std::optional<Case> inside = judged_form(contract, c);  // aliases resolved where the contract has none
+    if (!inside) {
+      const std::string outside = *contract.refuses(c);
+      fmt::print("OUTSIDE {}: the case lies outside {}: {} (not run)\n", b->name(), contract.label(), outside);
+      j[b->name()] = {{"outside_contract", outside}};
       continue;
     }
     JudgeOptions opt = judge_options_under(contract);
     opt.exact_ids = exact;
     opt.check_poison = true;
-    const CaseRun r = run_and_judge(*b, c, e, opt);
+    const CaseRun r = run_and_judge(*b, *inside, e, opt);
     if (r.skipped) {
       fmt::print("SKIP {}: {}\n", b->name(), r.skip_reason);
       j[b->name()] = {{"skipped", r.skip_reason}};
@@ -207,9 +210,8 @@ int check(const Args& a) {
       print_packing_note(a, c);
       const Observed o = load_observed(c, a.topk_file, a.scores_file);
       const std::optional<Contract> contract = contract_of(a);
-      if (contract)
-        if (const auto outside = contract->refuses(c))
-          throw InputError("case", "lies outside " + contract->label() + ": " + *outside);
+      if (contract && !judged_form(*contract, c))  // aliases alone: judged (the same truth)
+        throw InputError("case", "lies outside " + contract->label() + ": " + *contract->refuses(c));
       JudgeOptions opt = judge_options_under(contract);
       opt.exact_ids = a.exact;
       const Verdict v = judge(c, oracle(c), o, opt);
