@@ -75,6 +75,22 @@ std::map<std::string, GenSpec> make_presets() {
   p["msa-sweep"] = GenSpec(s).rows(6, 4).heads(4, 1, 128).lengths({128 * 17 - 1, 128 * 18, 128 * 20 + 1, 128 * 33 + 7, 128 * 40 - 1, 4095})
                        .with(Values::selector_sweep);
   p["msa-q16"] = GenSpec(s).rows(2, 16).heads(2, 1, 128).lengths({128 * 16 - 8, 128 * 63 + 7}).k(KDtype::e4m3fn, 1.0);
+  // MSA's decode test matrix (upstream-msa.md section 5) on 128-token pages shared between
+  // requests (random tables of max_pages + 3 pages): seq_lens p*128 + {-1, 0, 1, 7} and 2^k +- 1
+  // (2 rows a request: L = prefix + 1, prefix + 2), batches at the 1024-thread scan and grid
+  // boundaries (129 .. 1025 requests of Q = 1), the 1,048,576-token row (8192 pages), a bimodal
+  // production mix (1K-200K, Q = 8). Only msa-lengths and msa-batch-129 are cheap enough for the
+  // gate (tests/kernels/test_msa_backend.cpp); the rest: ixo gen --preset NAME, then ixo check.
+  auto paged = [](GenSpec g) {
+    g.cfg.page_size = 128;
+    g.pages = PageTable::random;
+    return g;
+  };
+  p["msa-lengths"] = paged(GenSpec(s).rows(12, 2).heads(4, 1, 128).lengths(
+      {128 * 17 - 2, 128 * 17, 128 * 17 + 6, 128 * 32 - 2, 128 * 32, 128 * 32 + 6, 4094, 4096, 8190, 8192, 16382, 16384}));
+  for (int n : {129, 257, 513, 1025}) p["msa-batch-" + std::to_string(n)] = paged(GenSpec(s).rows(n, 1).heads(2, 1, 128).up_to(2300));
+  p["msa-1m"] = paged(GenSpec(s).rows(1, 1).heads(1, 1, 128).lengths({1048575}));
+  p["msa-bimodal"] = paged(GenSpec(s).rows(8, 8).heads(4, 1, 128).lengths({1024, 200000, 1100, 180000, 4096, 150000, 2000, 100000}));
   return p;
 }
 

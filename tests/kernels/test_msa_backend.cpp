@@ -94,13 +94,32 @@ JudgeOptions under(const Contract& k) {
 std::vector<Case> msa_cases() {
   const Contract k = named_contract("msa-decode");
   std::vector<Case> out;
-  for (const char* p : {"msa-sweep", "msa-q16"})
+  for (const char* p : {"msa-sweep", "msa-q16", "msa-lengths", "msa-batch-129"})
     for (std::uint64_t seed : {1, 2, 3}) {
       const auto c = judged_form(k, generate(preset(p), seed));
       EXPECT_TRUE(c) << p << " seed " << seed << ": " << *k.refuses(generate(preset(p), seed));
       if (c) out.push_back(*c);
     }
   return out;
+}
+
+// MSA's length matrix, hand-written: seq_lens p*128 + {-1, 0, 1, 7} and 2^k +- 1, on shared
+// 128-token pages (bug caught: a preset that drifts off the boundaries it is named for).
+TEST(MsaPresets, LengthsSitOnPageBoundariesAndPagesAreShared) {
+  const Case c = generate(preset("msa-lengths"), 1);
+  std::vector<std::int64_t> lens(c.seq_lens.begin(), c.seq_lens.end());
+  std::sort(lens.begin(), lens.end());
+  const std::vector<std::int64_t> want = {2175, 2176, 2177, 2178, 2183, 2184, 4095, 4096, 4096, 4097, 4097, 4098,
+                                          4103, 4104, 8191, 8192, 8193, 8194, 16383, 16384, 16385, 16386};
+  for (std::int64_t L : want) EXPECT_NE(std::find(lens.begin(), lens.end(), L), lens.end()) << L;
+  EXPECT_EQ(c.cfg.page_size, 128);
+  ASSERT_FALSE(c.page_table.empty());
+  std::vector<std::int32_t> pages(c.page_table.begin(), c.page_table.end());
+  std::sort(pages.begin(), pages.end());
+  EXPECT_LT(std::unique(pages.begin(), pages.end()) - pages.begin(), static_cast<std::ptrdiff_t>(c.page_table.size()))
+      << "no physical page shared between requests";
+  EXPECT_TRUE(judged_form(named_contract("msa-decode"), c));
+  EXPECT_EQ(generate(preset("msa-batch-129"), 1).R, 129);
 }
 
 // The in-tree backend passes msa-decode's verdict bit-exactly (its own scores replayed).
