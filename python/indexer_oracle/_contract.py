@@ -26,10 +26,12 @@ class Contract:
         assert r.passed, r.report
 
     Domain keys: block_sizes, head_dims, topk (min, max), heads [(Hq, Hk)], k_dtypes,
-    q_dtypes, score_types, init_max, local_blocks (min, max; max -1: any), max_rows, max_length,
-    packing ("any_rows" | "full_groups" | "none"), inactive_rows, negative_aliases, nonfinite.
-    Semantic keys: nan_blocks ("lowest" | "highest" | "unspecified"), forced_ties ("any" |
-    "lowest_id"), order ("ascending" | "score_descending"), scores ("judged" | "ignored").
+    q_dtypes, page_sizes, score_types, init_max, local_blocks (min, max; max -1: any), max_rows,
+    max_length, packing ("any_rows" | "full_groups" | "none"), inactive_rows, negative_aliases,
+    nonfinite. Semantic keys: nan_blocks ("lowest" | "highest" | "unspecified"), forced_ties
+    ("any" | "lowest_id"), order ("ascending" | "score_descending" | "ranked_forced_last"), scores
+    ("judged" | "ignored" | "history"), selection ("exact" | "quantized16"), score_units ("log2" |
+    "natural"). MiniMax's upstream indexer: ``io.contract("msa-decode")`` (docs/contracts.md).
     An empty list allows every value. Bad keys or values raise ValueError naming them.
     """
 
@@ -82,7 +84,7 @@ class Contract:
 
 
 def contracts() -> list[str]:
-    """The named contracts: spec, sglang-triton-decode, ixo-native, ixo-cp."""
+    """The named contracts: spec, sglang-triton-decode, ixo-native, ixo-cp, msa-decode."""
     return list(_core.contract_names())
 
 
