@@ -53,7 +53,11 @@ PRESETS = {
     "specials-e4m3fn": None, "specials-e5m2": None, "long-512k": None, "bench-16x131k": None,
     "fp8-e4m3fnuz": "e4m3fnuz", "specials-e4m3fnuz": "e4m3fnuz", "padding": "inactive row",
     "graph-padded": "inactive row", "ladder-16k": "block_size", "plateau-16k": "block_size",
+    "msa-sweep": None, "msa-q16": None, "msa-lengths": None, "msa-batch-129": None, "msa-batch-257": None,
+    "msa-batch-513": None, "msa-batch-1025": None, "msa-1m": None, "msa-bimodal": None,
 }
+# MSA's large shapes (up to 1,048,576 tokens or 1025 requests): numpy over them takes minutes; run by hand.
+HEAVY = {"msa-batch-513", "msa-batch-1025", "msa-1m", "msa-bimodal"}
 
 
 def test_every_preset_is_listed():
@@ -66,6 +70,8 @@ def test_clean_standin_through_the_adapter_passes_in_contract_presets(preset):
     """Catches any semantic slip in the stand-in or the adapter (scale order, masking, forcing, -1 tail,
     un-pack permutation, scatter-back of the two calls) on every in-contract preset; presets outside the
     contract are skipped only for their listed reason (and the reasons that are argument checks raise)."""
+    if preset in HEAVY:
+        pytest.skip(f"{preset}: a large MSA shape, run by hand (ixo gen --preset {preset} + ixo check)")
     seeds = (1,) if preset in ("long-512k", "bench-16x131k") else (1, 2)
     for seed in seeds:
         case = io.generate(preset, seed)
