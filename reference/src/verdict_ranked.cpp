@@ -81,21 +81,24 @@ void judge_ranked_row(const Case& c, const Expected& e, const Observed& o, const
     ok = std::equal(tail.begin(), tail.end(), ids.begin() + ranked) &&
          std::none_of(ids.begin(), ids.begin() + ranked, [&](std::int32_t b) { return is_forced(e, row, b); });
   }
+  double step = 0;
+  const double delta = quantized_delta(e, row, sem, &step);
   if (!ok) {
     Failure f = at("structure", row.h, row.r, -1,
-                   fmt::format("structure: {}: ids {} must be {} {}; expected (as a set) {}", row.where, ids, K, rule,
+                   fmt::format("structure: {}: ids {} must be {} {}{}; expected (as a set) {}{}", row.where, ids, K, rule,
                                tail_exact && !tail.empty()
-                                   ? fmt::format("(slot {} holds the local block {})", K - 1, tail.back())
+                                   ? fmt::format(" (slot {} holds the local block {})", K - 1, tail.back())
                                    : std::string(),
-                               want));
+                               want,
+                               sem.selection == Selection::quantized16
+                                   ? fmt::format(" (no quantized slack applies to structure; delta {:.3g}, step {:.3g})", delta, step)
+                                   : std::string()));
     f.expected = want, f.observed = ids;
     fail(v, opt, std::move(f));
     return;
   }
 
   // Ids: the set within tau, plus the quantized slack among unforced blocks.
-  double step = 0;
-  const double delta = quantized_delta(e, row, sem, &step);
   auto exact_slack = [&](std::int32_t b) { return opt.exact_ids ? 0.0 : row.slack(b); };
   const std::set<std::int32_t> chosen(ids.begin(), ids.end());
   double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
