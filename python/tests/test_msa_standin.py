@@ -58,3 +58,16 @@ def test_the_standin_selector_matches_hand_worked_buckets():
     s = np.array([0.0, 65534.0, 7.0, 10.2, 10.6, 10.4], dtype=np.float32)
     assert quantized_topk(s, 5).tolist() == [1, 4, 3, 5, 2]
     assert quantized_topk(s, 5, bug="ties_high").tolist() == [1, 4, 5, 3, 2]
+
+
+def test_the_readme_lines_run_as_printed():
+    """README's ten lines (with seeds= in place of seconds=): a preset case with negative aliases is
+    judged under msa-decode with its aliases resolved (the same truth), and the verdict names it."""
+    kernel_ = msa_kernel(msa_decode_indexer)
+    case = io.generate("msa-q16", seed=1)
+    ids, scores = kernel_(case)
+    v = io.check(case, ids, scores, contract="msa-decode")
+    assert v.passed and "under contract msa-decode" in v.report, v.report
+    bad = ids.copy()
+    bad[:, :, [0, 15]] = bad[:, :, [15, 0]]  # the local page first: structure, in every ranked row
+    assert not io.check(case, bad, scores, contract="msa-decode").passed
