@@ -94,8 +94,10 @@ JudgeOptions under(const Contract& k) {
 std::vector<Case> msa_cases() {
   const Contract k = named_contract("msa-decode");
   std::vector<Case> out;
-  for (const char* p : {"msa-sweep", "msa-q16", "msa-lengths", "msa-batch-129"})
+  for (const char* p : {"msa-sweep", "msa-q16", "msa-lengths", "msa-batch-129", "msa-batch-1025", "msa-1m"})
     for (std::uint64_t seed : {1, 2, 3}) {
+      const bool large = std::string(p) == "msa-batch-1025" || std::string(p) == "msa-1m";
+      if (seed > 1 && large) break;  // 1025 requests; one 1,048,576-token row: one seed
       const auto c = judged_form(k, generate(preset(p), seed));
       EXPECT_TRUE(c) << p << " seed " << seed << ": " << *k.refuses(generate(preset(p), seed));
       if (c) out.push_back(*c);
