@@ -23,25 +23,21 @@ namespace cm = ixo::common;
 void select_ranked(const Case& c, const float* scores, std::int64_t nb, std::int64_t L, int mutant,
                    std::vector<std::uint32_t>& keys, std::int32_t* out) {
   const int K = c.cfg.topk, init = c.cfg.init_blocks, local = c.cfg.local_blocks;
-  std::vector<std::int32_t> forced;
+  std::vector<std::int32_t> forced, history;
   float lo = INFINITY, hi = -INFINITY;
   for (std::int64_t b = 0; b < nb; ++b) {
-    if (cm::block_forced(b, nb, init, local)) {
-      forced.push_back(static_cast<std::int32_t>(b));
-      if (!IXO_MUTANT(mutant, mutants::msa_range_over_forced)) continue;
-      lo = fminf(lo, cm::forced_score(0.0f, b, nb, init, local));
-      hi = fmaxf(hi, cm::forced_score(0.0f, b, nb, init, local));
-      continue;
-    }
-    lo = fminf(lo, scores[b]);
-    hi = fmaxf(hi, scores[b]);
+    const bool f = cm::block_forced(b, nb, init, local);
+    (f ? forced : history).push_back(static_cast<std::int32_t>(b));
+    if (f && !IXO_MUTANT(mutant, mutants::msa_range_over_forced)) continue;
+    const float v = f ? cm::forced_score(0.0f, b, nb, init, local) : scores[b];  // forced: the mutant's 1e29 / 1e30
+    lo = fminf(lo, v);
+    hi = fmaxf(hi, v);
   }
   const int tail = std::min<int>(K, static_cast<int>(forced.size()));
   const int ranked = K - tail;
   const cm::QuantizedMap m = cm::quantized_map(lo, hi, mutant);
   keys.clear();
-  for (std::int64_t b = 0; b < nb; ++b)
-    if (!cm::block_forced(b, nb, init, local)) keys.push_back(cm::quantized_key(scores[b], static_cast<std::int32_t>(b), m, mutant));
+  for (std::int32_t b : history) keys.push_back(cm::quantized_key(scores[b], b, m, mutant));
   const int take = std::min<int>(ranked, static_cast<int>(keys.size()));
   std::partial_sort(keys.begin(), keys.begin() + take, keys.end(), std::greater<>());
   for (int i = 0; i < take; ++i) out[i] = cm::quantized_key_id(keys[i], mutant);

@@ -256,7 +256,8 @@ PYBIND11_MODULE(_core, m) {
         opt.exact_ids = exact;
         if (const auto contract = contract_arg(contract_json)) {
           // A case whose only excess is negative aliases is judged (the same truth: aliases wrap).
-          if (!ixo::judged_form(*contract, c))
+          std::optional<Case> resolved;
+          if (!ixo::judged_form(*contract, c, resolved))
             throw ixo::InputError("case", "lies outside " + contract->label() + ": " + *contract->refuses(c));
           opt.semantics = contract->semantics, opt.contract = contract->label();
         }

@@ -108,12 +108,14 @@ Case without_aliases(const Case& c) {
   return d;
 }
 
-std::optional<Case> judged_form(const Contract& k, const Case& c) {
-  if (k.admits(c)) return c;
-  if (k.negative_aliases) return std::nullopt;
-  Case d = without_aliases(c);
-  if (k.admits(d)) return d;
-  return std::nullopt;
+const Case* judged_form(const Contract& k, const Case& c, std::optional<Case>& resolved) {
+  resolved.reset();
+  if (k.admits(c)) return &c;
+  if (k.negative_aliases) return nullptr;
+  resolved = without_aliases(c);
+  if (k.admits(*resolved)) return &*resolved;
+  resolved.reset();
+  return nullptr;
 }
 
 }  // namespace ixo

@@ -18,6 +18,13 @@ namespace {
 
 using namespace verdict_detail;
 
+// Observed score cell in the oracle's units (log2): natural-unit kernels are scaled by log2(e)
+// exactly in float64; forced cells (1e30 / 1e29 markers) are compared as they are.
+double observed_in_oracle_units(float got, bool forced, ScoreUnits units) {
+  if (forced || units == ScoreUnits::log2) return static_cast<double>(got);
+  return static_cast<double>(got) * std::numbers::log2e;  // the oracle's constant (oracle_detail.hpp)
+}
+
 std::uint32_t bits_of(float f) {
   std::uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -67,11 +74,6 @@ bool verdict_detail::forced_ties_ok(const std::vector<std::int32_t>& ids, std::i
   return true;
 }
 
-double verdict_detail::observed_in_oracle_units(float got, bool forced, ScoreUnits units) {
-  if (forced || units == ScoreUnits::log2) return static_cast<double>(got);
-  return static_cast<double>(got) * std::numbers::log2e;  // the oracle's constant (oracle_detail.hpp)
-}
-
 std::string Verdict::summary() const {
   std::string s = pass ? "PASS" : "FAIL";
   s += fmt::format(": {} (head,row) pairs checked, {} tie swaps within tau, {} failures", rows_checked, tie_swaps, failures);
@@ -116,7 +118,7 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
         RowView rv;
         rv.h = h, rv.r = r, rv.nb = nb, rv.K = K, rv.ids = ids, rv.want = want, rv.where = where;
         rv.S = &e.score[e.at(h, r, 0)], rv.T = &e.tau[e.at(h, r, 0)];
-        judge_ranked_row(c, e, o, opt, rv, v);
+        judge_ranked_row(e, o, opt, rv, v);
         continue;
       }
       // Tier 1: min(topk, nb) distinct ascending ids in [0, nb), then -1.
@@ -150,9 +152,7 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       }
       const double* S = &e.score[e.at(h, r, 0)];
       const double* T = &e.tau[e.at(h, r, 0)];
-      // Non-finite scores or bounds never widen what is accepted: such a block is judged
-      // exactly (tau 0), so +inf - inf never becomes a NaN that drops out of the comparison.
-      auto slack = [&](std::int32_t b) { return std::isfinite(S[b]) && std::isfinite(T[b]) ? T[b] : 0.0; };
+      auto slack = [&](std::int32_t b) { return block_slack(S, T, b); };
       if (descending && nb > K && !order_ok(ids, k_eff, S, slack, sem.nan_blocks, where, v, opt, h, r)) continue;
       const bool nan_free = sem.nan_blocks == NanRank::lowest || std::none_of(S, S + nb, [](double x) { return std::isnan(x); });
       if (nb <= K || (sorted_ids == want && nan_free)) {

@@ -35,6 +35,13 @@ inline Failure at(std::string tier, std::int64_t h, std::int64_t r, std::int64_t
 
 inline std::vector<std::int32_t> row_ids(const std::int32_t* p, std::int64_t n) { return {p, p + n}; }
 
+// Tau of block b as the ids tiers use it. Non-finite scores or bounds never widen what is
+// accepted: such a block is judged exactly (slack 0), so +inf - inf never becomes a NaN that
+// drops out of the comparison.
+inline double block_slack(const double* S, const double* T, std::int32_t b) {
+  return std::isfinite(S[b]) && std::isfinite(T[b]) ? T[b] : 0.0;
+}
+
 // A row's facts the tiers share.
 struct RowView {
   std::int64_t h = 0, r = 0, nb = 0, K = 0;
@@ -42,23 +49,17 @@ struct RowView {
   const double* S = nullptr;            // oracle scores [nb]
   const double* T = nullptr;            // tau [nb]
   std::string where;                    // "head h row r (L=.., nb=..)"
-  // Non-finite scores or bounds never widen what is accepted: such a block is judged exactly.
-  double slack(std::int32_t b) const { return std::isfinite(S[b]) && std::isfinite(T[b]) ? T[b] : 0.0; }
+  double slack(std::int32_t b) const { return block_slack(S, T, b); }
 };
 
 // Rows with nb > topk judged under IdOrder::ranked_forced_last or Selection::quantized16
 // (verdict_ranked.cpp): structure, the set within tau plus the quantized slack, the order,
 // forced ties, and the selector replayed on the kernel's own scores.
-void judge_ranked_row(const Case& c, const Expected& e, const Observed& o, const JudgeOptions& opt, const RowView& row,
-                      Verdict& v);
+void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& opt, const RowView& row, Verdict& v);
 
 // Whether the forced ties rule holds (ForcedTies::lowest_id), reporting when it does not.
 bool forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, std::int64_t nb, const double* S,
                     const Expected& e, std::int64_t h, std::int64_t r, const std::string& where, Verdict& v,
                     const JudgeOptions& opt);
-
-// Observed score cell in the oracle's units (log2): natural-unit kernels are scaled by log2(e)
-// exactly in float64; forced cells (1e30 / 1e29 markers) are compared as they are.
-double observed_in_oracle_units(float got, bool forced, ScoreUnits units);
 
 }  // namespace ixo::verdict_detail

@@ -44,14 +44,12 @@ double quantized_delta(const Expected& e, const RowView& row, const Semantics& s
 
 std::string selector_detail(const float* raw, const std::vector<std::int32_t>& cand) {
   const QuantizedRange q = quantized_range(raw, cand);
-  return fmt::format("lo {:.9g}, hi {:.9g}, step {:.3g}", q.lo, q.hi, q.hi > q.lo ? (q.hi - q.lo) / 65534.0 : 0.0);
+  return fmt::format("lo {:.9g}, hi {:.9g}, step {:.3g}", q.lo, q.hi, q.hi > q.lo ? (q.hi - q.lo) / kQuantizedSteps : 0.0);
 }
 
 }  // namespace
 
-void judge_ranked_row(const Case& c, const Expected& e, const Observed& o, const JudgeOptions& opt, const RowView& row,
-                      Verdict& v) {
-  (void)c;
+void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& opt, const RowView& row, Verdict& v) {
   const Semantics& sem = opt.semantics;
   const std::int64_t K = row.K, nb = row.nb;
   const auto& ids = row.ids;

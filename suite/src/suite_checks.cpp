@@ -98,17 +98,14 @@ SuiteRow check_cases(Backend& b, const std::string& group, const std::vector<Jud
     std::string why;
     // A contract without negative aliases judges the case with its aliases resolved (the same
     // truth: the oracle's outputs stay); anything else outside the contract is not run.
-    std::optional<JudgedCase> resolved;
-    if (opt.contract && !opt.contract->admits(generated.c)) {
-      auto inside = judged_form(*opt.contract, generated.c);
-      if (!inside) {
-        ++row.outside;
-        continue;
-      }
-      resolved = generated;
-      resolved->c = std::move(*inside);
-      resolved->spec.reset();  // the saved case is the resolved one, not the spec's
+    std::optional<Case> resolved_case;
+    if (opt.contract && !judged_form(*opt.contract, generated.c, resolved_case)) {
+      ++row.outside;
+      continue;
     }
+    std::optional<JudgedCase> resolved;  // the saved case is then the resolved one, not the spec's
+    if (resolved_case)
+      resolved = JudgedCase{std::move(*resolved_case), generated.e, generated.exact, generated.label, std::nullopt, generated.seed};
     const JudgedCase& jc = resolved ? *resolved : generated;
     if (!b.supports(jc.c, &why)) {
       ++row.skipped;

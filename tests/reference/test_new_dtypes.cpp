@@ -12,6 +12,7 @@
 //     Nvfp4Decode.NibbleOrder, Nvfp4Oracle.HandWorked.
 #include <gtest/gtest.h>
 
+#include "expect_load_error.hpp"
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -240,13 +241,7 @@ struct Dir : ::testing::Test {
   void TearDown() override { fs::remove_all(dir); }
   std::string path(const char* f) const { return (fs::path(dir) / f).string(); }
   void expect_error(const std::string& field, const std::string& needle) const {
-    try {
-      ixo::load_case(dir);
-      FAIL() << "no error; expected one for " << field;
-    } catch (const ixo::InputError& e) {
-      EXPECT_EQ(e.field(), field) << e.what();
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+    ixo::test::expect_load_error(dir, field, {needle});
   }
 };
 

@@ -4,6 +4,7 @@
 // changes no answer (metamorphic: the same case with every page copied to private slots).
 #include <gtest/gtest.h>
 
+#include "expect_load_error.hpp"
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -125,13 +126,7 @@ struct BadPages : ::testing::Test {
     ixo::write_npy(path("page_table.npy"), "<i4", shape, t.data(), t.size() * 4);
   }
   void expect_error(const std::string& field, const std::vector<std::string>& needles) const {
-    try {
-      ixo::load_case(dir);
-      FAIL() << "no error; expected one for " << field;
-    } catch (const ixo::InputError& e) {
-      EXPECT_EQ(e.field(), field) << e.what();
-      for (const auto& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what() << " lacks " << n;
-    }
+    ixo::test::expect_load_error(dir, field, needles);
   }
 };
 

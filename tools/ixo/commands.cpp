@@ -116,7 +116,8 @@ int check_case_with_backends(const Args& a) {
       continue;
     }
     const Contract contract = given ? *given : named_contract(b->traits().contract);
-    const std::optional<Case> inside = judged_form(contract, c);  // aliases resolved where the contract has none
+    std::optional<Case> resolved;
+    const Case* inside = judged_form(contract, c, resolved);  // aliases resolved where the contract has none
     if (!inside) {
       const std::string outside = *contract.refuses(c);
       fmt::print("OUTSIDE {}: the case lies outside {}: {} (not run)\n", b->name(), contract.label(), outside);
@@ -210,7 +211,8 @@ int check(const Args& a) {
       print_packing_note(a, c);
       const Observed o = load_observed(c, a.topk_file, a.scores_file);
       const std::optional<Contract> contract = contract_of(a);
-      if (contract && !judged_form(*contract, c))  // aliases alone: judged (the same truth)
+      std::optional<Case> resolved;
+      if (contract && !judged_form(*contract, c, resolved))  // aliases alone: judged (the same truth)
         throw InputError("case", "lies outside " + contract->label() + ": " + *contract->refuses(c));
       JudgeOptions opt = judge_options_under(contract);
       opt.exact_ids = a.exact;

@@ -45,7 +45,8 @@ std::optional<std::string> judge_cases(Selected& s, const RunOptions& opt, const
     for (auto& b : s.all) {
       if (!b->supports(c)) continue;
       const Contract k = named_contract(b->traits().contract);  // each backend judged inside what it promises
-      const std::optional<Case> inside = judged_form(k, c);
+      std::optional<Case> resolved;
+      const Case* inside = judged_form(k, c, resolved);
       if (!inside) continue;
       JudgeOptions j;
       j.semantics = k.semantics;

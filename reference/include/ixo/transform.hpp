@@ -35,8 +35,9 @@ Case keep_heads(const Case& c, const std::vector<std::int64_t>& heads);
 // contract without aliases (msa-decode) judge cases generated with them.
 Case without_aliases(const Case& c);
 
-// The form of case c a contract judges: c when admitted, c without aliases when that is
-// admitted (a contract without negative aliases), else nothing (outside the contract).
-std::optional<Case> judged_form(const Contract& k, const Case& c);
+// The form of case c a contract judges: &c when admitted (no copy), c without aliases written
+// into `resolved` when that is admitted (a contract without negative aliases), else nullptr
+// (outside the contract). The result points at c or at *resolved.
+const Case* judged_form(const Contract& k, const Case& c, std::optional<Case>& resolved);
 
 }  // namespace ixo
