@@ -1,6 +1,8 @@
-// `ixo mutate`: the mutation campaign. Runs the check list unmutated (it must pass), then
-// once per catalogued mutant (kernels/common/mutants.hpp), stopping at the first check
-// that fails (the kill), and prints the kill matrix and the mutation score.
+// `ixo mutate`: the mutation campaign. Runs the check list once per catalogued mutant
+// (kernels/common/mutants.hpp), the catalogue's expected killer first, stopping at the first
+// check that fails (the kill); each killing check must pass unmutated (run once, when it
+// first kills). Prints the kill matrix and the mutation score. --no-mutants: every check
+// unmutated (the operator mutator's killer).
 #pragma once
 #include <string>
 #include <vector>
@@ -15,7 +17,7 @@ struct MutateOptions {
   int property_cases = 30;
 };
 
-// Exit status: 0 all reachable mutants killed (and the unmutated run passed), 1 otherwise.
+// Exit status: 0 all reachable mutants killed (and their killers pass unmutated), 1 otherwise.
 int run_mutate(const MutateOptions& o);
 
 }  // namespace ixo
