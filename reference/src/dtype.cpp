@@ -98,7 +98,7 @@ const std::array<float, 256>& fp8_table(KDtype t) {
   throw InputError("k_dtype", std::string(to_string(t)) + " has no fp8 table");
 }
 
-std::uint8_t float_to_fp8(float x, KDtype t) {
+std::uint8_t float_to_fp8_exhaustive(float x, KDtype t) {
   const auto& tab = fp8_table(t);
   int best = -1;
   float best_err = 0;
@@ -108,6 +108,70 @@ std::uint8_t float_to_fp8(float x, KDtype t) {
     if (v == 0.0f && std::signbit(v) != std::signbit(x)) continue;  // keep the sign of zero when possible
     const float err = std::fabs(v - x);
     // Ties go to the even code (mantissa lsb 0), as round-to-nearest-even does.
+    if (best < 0 || err < best_err || (err == best_err && (c & 1) == 0 && (best & 1) == 1)) {
+      best = c;
+      best_err = err;
+    }
+  }
+  return static_cast<std::uint8_t>(best);
+}
+
+namespace {
+
+// The finite codes of a format sorted by value: the nearest codes to x are found by binary
+// search, then judged by the exhaustive rule over that short window (same result: see
+// float_to_fp8 below).
+struct SortedCodes {
+  std::vector<std::pair<float, int>> by_value;
+  float max_abs = 0, min_pos = INFINITY;
+};
+
+SortedCodes sorted_codes(KDtype t) {
+  SortedCodes s;
+  const auto& tab = fp8_table(t);
+  for (int c = 0; c < 256; ++c)
+    if (std::isfinite(tab[c])) {
+      s.by_value.emplace_back(tab[c], c);
+      s.max_abs = std::max(s.max_abs, std::fabs(tab[c]));
+      if (tab[c] > 0) s.min_pos = std::min(s.min_pos, tab[c]);
+    }
+  std::sort(s.by_value.begin(), s.by_value.end());
+  return s;
+}
+
+const SortedCodes& sorted_codes_of(KDtype t) {
+  static const SortedCodes fn = sorted_codes(KDtype::e4m3fn), fnuz = sorted_codes(KDtype::e4m3fnuz),
+                           e5 = sorted_codes(KDtype::e5m2);
+  return t == KDtype::e4m3fn ? fn : t == KDtype::e4m3fnuz ? fnuz : e5;
+}
+
+}  // namespace
+
+// The exhaustive rule's result depends only on the set of codes with the smallest float
+// error (the first of them in code order, or the first even one after an odd first). For
+// finite x inside the format's range and away from zero, that set lies among the codes next
+// to x in value order: fp8 values are 2^-3 or more apart relative to their size, so no
+// farther code's error rounds (in float) to the nearest one's. Everything else (NaN, +-inf,
+// beyond the largest finite value, near zero where the sign-of-zero rule applies) takes the
+// exhaustive loop. tests/reference/test_decode.cpp compares the two on every bf16 value, the
+// neighbourhood of every code and 200,000 random floats.
+std::uint8_t float_to_fp8(float x, KDtype t) {
+  const SortedCodes& s = sorted_codes_of(t);
+  if (!(std::fabs(x) <= s.max_abs) || std::fabs(x) < 2 * s.min_pos) return float_to_fp8_exhaustive(x, t);
+  const auto& v = s.by_value;
+  const auto hi = std::upper_bound(v.begin(), v.end(), x, [](float a, const std::pair<float, int>& b) { return a < b.first; });
+  const std::ptrdiff_t i = hi - v.begin();
+  const std::ptrdiff_t from = std::max<std::ptrdiff_t>(0, i - 3), to = std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(v.size()), i + 3);
+  int window[6];
+  int n = 0;
+  for (std::ptrdiff_t j = from; j < to; ++j) window[n++] = v[static_cast<std::size_t>(j)].second;
+  std::sort(window, window + n);  // the exhaustive rule reads codes in code order
+  const auto& tab = fp8_table(t);
+  int best = -1;
+  float best_err = 0;
+  for (int k = 0; k < n; ++k) {
+    const int c = window[k];
+    const float err = std::fabs(tab[c] - x);  // a zero in the window is >= 2 min_pos away: never the nearest
     if (best < 0 || err < best_err || (err == best_err && (c & 1) == 0 && (best & 1) == 1)) {
       best = c;
       best_err = err;

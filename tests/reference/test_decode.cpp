@@ -1,8 +1,10 @@
 // Exhaustive decoding: all 65536 bf16 codes and all 256 codes of each fp8 format.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "ixo/dtype.hpp"
 #include "ixo/error.hpp"
@@ -106,6 +108,50 @@ TEST(Decode, Fp8EncodeRoundTripsEveryFiniteCode) {
       if (!std::isfinite(v)) continue;
       EXPECT_EQ(ixo::fp8_to_float(ixo::float_to_fp8(v, t), t), v) << ixo::to_string(t) << " code " << c;
     }
+}
+
+// Bug caught: the binary-search encoder (float_to_fp8, what the generators call) disagreeing
+// with the definition (float_to_fp8_exhaustive: every code tried) anywhere: a wrong
+// neighbour window, ties not to the even code, saturation, the sign of zero, NaN / inf.
+// Inputs: every bf16 value, each code's value and its neighbours (+-1..3 ulps, the midpoints
+// to the next code and their neighbours), 200,000 random bit patterns.
+TEST(Decode, Fp8FastEncoderEqualsTheExhaustiveDefinition) {
+  std::vector<float> xs;
+  for (std::uint32_t b = 0; b < 65536; ++b) xs.push_back(ixo::bf16_bits_to_float(static_cast<std::uint16_t>(b)));
+  for (auto t : {ixo::KDtype::e4m3fn, ixo::KDtype::e4m3fnuz, ixo::KDtype::e5m2}) {
+    std::vector<float> vals;
+    for (int c = 0; c < 256; ++c)
+      if (std::isfinite(ixo::fp8_to_float(static_cast<std::uint8_t>(c), t))) vals.push_back(ixo::fp8_to_float(static_cast<std::uint8_t>(c), t));
+    std::sort(vals.begin(), vals.end());
+    for (std::size_t i = 0; i < vals.size(); ++i) {
+      std::vector<float> around{vals[i]};
+      if (i + 1 < vals.size()) around.push_back(vals[i] + (vals[i + 1] - vals[i]) / 2);
+      for (float a : std::vector<float>(around))
+        for (float x = a, y = a; auto k : {1, 2, 3}) {
+          (void)k;
+          x = std::nextafter(x, INFINITY), y = std::nextafter(y, -INFINITY);
+          around.push_back(x), around.push_back(y);
+        }
+      xs.insert(xs.end(), around.begin(), around.end());
+    }
+  }
+  std::uint32_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    float f;
+    std::memcpy(&f, &state, 4);
+    xs.push_back(f);
+  }
+  for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e30f, -1e30f, 448.0f, 464.0f, -480.0f, 57344.0f, 61440.0f})
+    xs.push_back(x);
+  int mismatches = 0;
+  for (auto t : {ixo::KDtype::e4m3fn, ixo::KDtype::e4m3fnuz, ixo::KDtype::e5m2})
+    for (float x : xs) {
+      const int fast = ixo::float_to_fp8(x, t), slow = ixo::float_to_fp8_exhaustive(x, t);
+      if (fast != slow && mismatches++ < 10)
+        ADD_FAILURE() << ixo::to_string(t) << " x " << x << ": fast code " << fast << ", definition " << slow;
+    }
+  EXPECT_EQ(mismatches, 0);
 }
 
 TEST(Decode, UnknownDtypeNamesTheField) {

@@ -40,7 +40,9 @@ std::uint16_t float_to_bf16_bits(float x);
 const std::array<float, 256>& fp8_table(KDtype t);
 inline float fp8_to_float(std::uint8_t code, KDtype t) { return fp8_table(t)[code]; }
 // float -> nearest finite fp8 code (ties to even code, saturating; NaN -> code 0); used by
-// generators and by the nvfp4 decode table below.
+// generators and by the nvfp4 decode table below. float_to_fp8_exhaustive is the definition
+// (every code tried); float_to_fp8 gives the same code by binary search (tested equal).
+std::uint8_t float_to_fp8_exhaustive(float x, KDtype t);
 std::uint8_t float_to_fp8(float x, KDtype t);
 
 // A stored q element (Case::q holds bf16 bits, or an e4m3fn code in the low byte), decoded exactly.
