@@ -152,6 +152,8 @@ def test_exact_mode_rejects_a_tie_swap_that_the_tau_mode_accepts():
     (lambda c: io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2, score_type="mean"), "score_type"),
     (lambda c: io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=8, topk=2, k_dtype="e4m3"), "k_dtype"),
     (lambda c: io.check(c, np.zeros((c.Hq, c.R, 3), np.int32)), "topk_idx"),
+    # int64 ids 2^32 above the right ones: refused, never wrapped to the right ids (judge mutant P1)
+    (lambda c: io.check(c, io.reference(c)[0].astype(np.int64) + (1 << 32)), "topk_idx"),
     (lambda c: io.check(c, io.reference(c)[0], io.reference(c)[1].astype(np.float64)), "scores"),
     (lambda c: io.check(c, io.reference(c)[0], io.reference(c)[1][:, :, :2]), "scores"),
     (lambda c: io.check(c, io.reference(c)[0], layout="thr"), "layout"),

@@ -1,4 +1,5 @@
 #include "ixo/dtype.hpp"
+#include "ixo/judge_mutants.hpp"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -59,7 +60,7 @@ struct Fp8Format {
 };
 
 float decode_fp8(std::uint8_t code, KDtype t) {
-  const Fp8Format f = t == KDtype::e5m2 ? Fp8Format{5, 2, 15} : t == KDtype::e4m3fn ? Fp8Format{4, 3, 7} : Fp8Format{4, 3, 8};
+  const Fp8Format f = t == KDtype::e5m2 ? Fp8Format{5, 2, 15} : t == KDtype::e4m3fn ? Fp8Format{4, 3, 7} : Fp8Format{4, 3, IXO_JUDGE_MUTANT(e4m3fnuz_bias_7) ? 7 : 8};
   const bool neg = code & 0x80;
   const int e = (code >> f.man_bits) & ((1 << f.exp_bits) - 1);
   const int m = code & ((1 << f.man_bits) - 1);

@@ -1,4 +1,5 @@
 #include "ixo/npy.hpp"
+#include "ixo/judge_mutants.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -275,7 +276,7 @@ NpyArray read_header(std::istream& in, std::uint64_t file_size, const std::strin
   const char order = !has_order || a.descr[0] == '=' ? '<' : a.descr[0];
   if (order == '>' && isz > 1) throw fail("is big-endian (" + shown(a.descr) + "); write little-endian");
   a.descr = std::string(1, isz == 1 ? '|' : '<') + a.descr[has_order ? 1 : 0] + std::to_string(isz);
-  if (*h.fortran_order) throw fail("is in Fortran order; write a C-contiguous array");
+  if (*h.fortran_order && !IXO_JUDGE_MUTANT(npy_fortran_order_ignored)) throw fail("is in Fortran order; write a C-contiguous array");
   a.shape = *h.shape;
 
   const std::string shape = tuple_text(a.shape);
@@ -286,7 +287,7 @@ NpyArray read_header(std::istream& in, std::uint64_t file_size, const std::strin
   if (__builtin_mul_overflow(n, std::int64_t{isz}, &bytes))
     throw fail("has shape " + shape + " x " + std::to_string(isz) + " bytes per element, which overflows int64");
   const std::uint64_t have = file_size - preamble - hlen;
-  if (static_cast<std::uint64_t>(bytes) > have)
+  if (static_cast<std::uint64_t>(bytes) > have && !IXO_JUDGE_MUTANT(npy_short_data_accepted))
     throw fail("is truncated: header claims " + std::to_string(bytes) + " data bytes (shape " + shape + ", dtype " +
                a.descr + "), file has " + std::to_string(have));
   if (static_cast<std::uint64_t>(bytes) < have)
@@ -309,7 +310,8 @@ NpyArray read_stream(std::istream& in, std::uint64_t file_size, const std::strin
   } catch (const std::bad_alloc&) {
     throw fail("needs " + std::to_string(bytes) + " bytes of memory for its data; allocation failed");
   }
-  if (bytes > 0 && !in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes)))
+  if (bytes > 0 && !in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes)) &&
+      !IXO_JUDGE_MUTANT(npy_short_data_accepted))
     throw fail("is truncated: expected " + std::to_string(bytes) + " data bytes, got " + std::to_string(in.gcount()));
   return a;
 }

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "ixo/case.hpp"
+#include "ixo/judge_mutants.hpp"
 #include "ixo/oracle.hpp"
 
 namespace ixo::detail {
@@ -29,7 +30,9 @@ inline double gamma2(std::int64_t n) {
 // abs_scale * (abs_dot * rel + abs), with rel and abs depending on D only (TauTerms).
 struct TauTerms {
   double rel, abs;
-  explicit TauTerms(std::int64_t D) : rel(gamma2(D) + 10 * kU), abs(static_cast<double>(D) * 0x1p-149) {}
+  explicit TauTerms(std::int64_t D)
+      : rel((gamma2(D) + 10 * kU) * (IXO_JUDGE_MUTANT(tau_rel_halved) ? 0.5 : 1.0)),
+        abs(IXO_JUDGE_MUTANT(tau_abs_dropped) ? 0.0 : static_cast<double>(D) * 0x1p-149) {}
   // T is double, or a SIMD vector of several tokens' bounds (the fast oracle).
   template <class T>
   T tau(T abs_dot, double abs_scale) const { return abs_scale * (abs_dot * rel + abs); }
@@ -70,15 +73,15 @@ inline BlockScore block_score(const double* logits, const double* taus, std::siz
     double sum = 0;
     for (std::size_t j = 0; j < n; ++j) sum += std::exp2(logits[j] - m);
     S = m + std::log2(sum);
-    tau += lse_tau_extra(static_cast<std::int64_t>(n), S);
+    if (!IXO_JUDGE_MUTANT(lse_tau_extra_dropped)) tau += lse_tau_extra(static_cast<std::int64_t>(n), S);
   }
-  if (nan) S = std::numeric_limits<double>::quiet_NaN();
+  if (nan && !IXO_JUDGE_MUTANT(block_nan_dropped)) S = std::numeric_limits<double>::quiet_NaN();
   return {S, tau};
 }
 
 inline void apply_forcing(const Case& c, Expected& e, std::int64_t h, std::int64_t r) {
   const std::int64_t nb = e.nb[r];
-  const std::int64_t local_start = std::max<std::int64_t>(0, nb - c.cfg.local_blocks);
+  const std::int64_t local_start = std::max<std::int64_t>(0, nb - c.cfg.local_blocks + (IXO_JUDGE_MUTANT(local_window_short) ? 1 : 0));
   for (std::int64_t b = 0; b < nb; ++b) {
     double v;
     if (b >= local_start)

@@ -1,4 +1,5 @@
 #include "ixo/verdict.hpp"
+#include "ixo/judge_mutants.hpp"
 
 #include "verdict_detail.hpp"
 
@@ -35,6 +36,7 @@ std::uint32_t bits_of(float f) {
 template <class Slack>
 bool order_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, const double* S, const Slack& slack, NanRank nan,
               const std::string& where, Verdict& v, const JudgeOptions& opt, std::int64_t h, std::int64_t r) {
+  if (IXO_JUDGE_MUTANT(order_unchecked)) return true;
   for (std::int64_t i = 0; i + 1 < k_eff; ++i) {
     const std::int32_t a = ids[i], b = ids[i + 1];
     if (nan == NanRank::unspecified && (std::isnan(S[a]) || std::isnan(S[b]))) continue;
@@ -57,6 +59,7 @@ bool order_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, const do
 bool verdict_detail::forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, std::int64_t nb, const double* S,
                     const Expected& e, std::int64_t h, std::int64_t r, const std::string& where, Verdict& v,
                     const JudgeOptions& opt) {
+  if (IXO_JUDGE_MUTANT(forced_ties_unchecked)) return true;
   const std::set<std::int32_t> chosen(ids.begin(), ids.begin() + k_eff);
   for (std::int32_t b = 0; b < nb; ++b) {
     if (chosen.count(b) || !e.forced[e.at(h, r, b)]) continue;
@@ -78,6 +81,7 @@ std::string Verdict::summary() const {
   std::string s = pass ? "PASS" : "FAIL";
   s += fmt::format(": {} (head,row) pairs checked, {} tie swaps within tau, {} failures", rows_checked, tie_swaps, failures);
   if (!contract.empty()) s += " under " + contract;
+  s += judge_mutants::banner();
   for (const auto& r : reports) s += "\n  " + r;
   if (failures > static_cast<std::int64_t>(reports.size()))
     s += fmt::format("\n  ... and {} more", failures - static_cast<std::int64_t>(reports.size()));
@@ -99,8 +103,8 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
   Verdict v;
   v.contract = opt.contract;
   const Semantics& sem = opt.semantics;
-  if (o.Hq != e.Hq || o.R != e.R || o.topk != e.topk ||
-      static_cast<std::int64_t>(o.topk_idx.size()) != e.Hq * e.R * e.topk) {
+  if (!IXO_JUDGE_MUTANT(observed_topk_shape_unchecked) && (o.Hq != e.Hq || o.R != e.R || o.topk != e.topk ||
+      static_cast<std::int64_t>(o.topk_idx.size()) != e.Hq * e.R * e.topk)) {
     fail(v, opt, at("structure", -1, -1, -1, fmt::format("structure: topk_idx shape [{},{},{}] ({} values), expected [{},{},{}]", o.Hq, o.R, o.topk,
                              o.topk_idx.size(), e.Hq, e.R, e.topk)));
     return v;
@@ -131,9 +135,11 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       bool ok = true;
       for (std::int64_t i = 0; i < K && ok; ++i) {
         if (i < k_eff)
-          ok = sorted_ids[i] >= 0 && sorted_ids[i] < nb && (i == 0 || sorted_ids[i] > sorted_ids[i - 1]) && ids[i] >= 0;
+          ok = sorted_ids[i] >= 0 && (sorted_ids[i] < nb || (IXO_JUDGE_MUTANT(ids_range_inclusive) && sorted_ids[i] == nb)) &&
+               (i == 0 || sorted_ids[i] > sorted_ids[i - 1] || (IXO_JUDGE_MUTANT(ids_duplicates_accepted) && sorted_ids[i] == sorted_ids[i - 1])) &&
+               ids[i] >= 0;
         else
-          ok = ids[i] == -1;
+          ok = ids[i] == -1 || IXO_JUDGE_MUTANT(ids_tail_unchecked);
       }
       if (!ok) {
         // An inactive row says why it is inactive: that is what a kernel got wrong.
@@ -166,7 +172,10 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       // Tier 3 (exact values: every real score distinct) is tier 2 with no slack: only blocks
       // of exactly equal score -- forced ones -- may be swapped (any choice among equal forced
       // scores is valid unless the contract says lowest id).
-      auto exact_slack = [&](std::int32_t b) { return opt.exact_ids ? 0.0 : slack(b); };
+      auto exact_slack = [&](std::int32_t b) {
+        if (IXO_JUDGE_MUTANT(tier2_slack_doubled)) return opt.exact_ids ? 0.0 : 2 * slack(b);
+        return opt.exact_ids && !IXO_JUDGE_MUTANT(exact_ids_ignored) ? 0.0 : slack(b);
+      };
       // Tier 2: a valid selection is the top-k of some scores within tau of the oracle's:
       // min over selected (S + tau) >= max over unselected (S - tau). NaN blocks rank where
       // the contract says; "unspecified" leaves them out on both sides (a selected NaN block
@@ -177,10 +186,10 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       for (std::int32_t b = 0; b < nb; ++b) {
         if (std::isnan(S[b]) && sem.nan_blocks == NanRank::unspecified) continue;
         if (chosen.count(b)) {
-          const double x = rank_value(S[b], sem.nan_blocks) + exact_slack(b);
+          const double x = rank_value(S[b], sem.nan_blocks) + (IXO_JUDGE_MUTANT(tier2_slack_sign_flipped) ? -1 : 1) * exact_slack(b);
           if (x < lo) lo = x, lo_b = b;
         } else {
-          const double x = rank_value(S[b], sem.nan_blocks) - exact_slack(b);
+          const double x = rank_value(S[b], sem.nan_blocks) - (IXO_JUDGE_MUTANT(tier2_slack_sign_flipped) ? -1 : 1) * exact_slack(b);
           if (x > hi) hi = x, hi_b = b;
         }
       }
@@ -220,17 +229,17 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
           // inf/NaN positions must match before any tolerance.
           if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
             const bool same = (std::isnan(want) && std::isnan(got)) || (!std::isnan(want) && !std::isnan(got) && want == got);
-            if (!same)
+            if (!same && !IXO_JUDGE_MUTANT(scores_nonfinite_lenient))
               fail(v, opt, at("scores", h, r, b, fmt::format("{}: expected {} observed {} (non-finite mismatch)", where, want, got)));
             continue;
           }
           if (e.forced[e.at(h, r, b)]) {
-            if (got != want)
+            if (got != want && !IXO_JUDGE_MUTANT(scores_forced_inexact))
               fail(v, opt, at("scores", h, r, b, fmt::format("{}: forced block must hold exactly {:.9g}, observed {:.9g}", where, want, got)));
             continue;
           }
           const double err = std::fabs(got - want);
-          if (err > tau) {
+          if (err > (IXO_JUDGE_MUTANT(scores_tolerance_doubled) ? 2 * tau : tau)) {
             Failure f = at("scores", h, r, b,
                            fmt::format("{}: expected {:.9g} +- {:.3g}, observed {:.9g} (error {:.3g})", where, want, tau, got, err));
             f.margin = err - tau, f.tau = tau;
@@ -249,7 +258,7 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
         for (std::int64_t b = 0; b < o.NB; ++b) {
           const bool poisoned = bits_of(o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)]) == opt.poison_bits;
           const bool written = b < e.NB && score_cell_written(e, r, b, sem.scores);
-          if (!written && !poisoned && stray++ == 0) first_stray = fmt::format("[head {}, row {}, block {}]", h, r, b);
+          if (!written && !poisoned && !IXO_JUDGE_MUTANT(poison_stray_unchecked) && stray++ == 0) first_stray = fmt::format("[head {}, row {}, block {}]", h, r, b);
           if (written && poisoned && unwritten++ == 0) first_unwritten = fmt::format("[head {}, row {}, block {}]", h, r, b);
         }
     if (stray)

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "ixo/quantized_select.hpp"
+#include "ixo/judge_mutants.hpp"
 #include "verdict_detail.hpp"
 
 namespace ixo::verdict_detail {
@@ -39,7 +40,7 @@ double quantized_delta(const Expected& e, const RowView& row, const Semantics& s
   }
   if (!(hi > lo)) return 0;
   *step = (hi - lo) / kQuantizedSteps;
-  return kQuantizedSlackFactor * *step;
+  return (IXO_JUDGE_MUTANT(quantized_delta_tripled) ? 3.0 : kQuantizedSlackFactor) * *step;
 }
 
 std::string selector_detail(const float* raw, const std::vector<std::int32_t>& cand) {
@@ -165,7 +166,8 @@ void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& 
     }
     const bool same = sem.order == IdOrder::score_descending
                           ? std::is_permutation(expect.begin(), expect.end(), ids.begin())
-                          : expect == ids;
+                          : expect == ids || (IXO_JUDGE_MUTANT(selector_replay_order_ignored) &&
+                                              std::is_permutation(expect.begin(), expect.end(), ids.begin()));
     if (!same) {
       std::int64_t i = 0;
       while (i < K && expect[i] == ids[i]) ++i;

@@ -1,4 +1,5 @@
 #include "ixo/case_run.hpp"
+#include "ixo/judge_mutants.hpp"
 
 #include <fmt/format.h>
 
@@ -68,7 +69,7 @@ std::string unique_regression_dir(const std::string& root, const std::string& ba
                                   std::uint64_t seed) {
   const std::string base = fmt::format("{}-{}-seed{}", file_safe(backend, 48), file_safe(check, 32), seed);
   fs::path dir = fs::path(root) / base;
-  for (int n = 2; fs::exists(dir); ++n) dir = fs::path(root) / fmt::format("{}-{}", base, n);
+  for (int n = 2; fs::exists(dir) && !IXO_JUDGE_MUTANT(regression_dir_reused); ++n) dir = fs::path(root) / fmt::format("{}-{}", base, n);
   return dir.string();
 }
 

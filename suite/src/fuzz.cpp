@@ -1,4 +1,5 @@
 #include "ixo/fuzz.hpp"
+#include "ixo/judge_mutants.hpp"
 
 #include <fmt/format.h>
 
@@ -70,6 +71,7 @@ void fuzz_body(Judging& j, const gen::Knobs& knobs, const RunOptions& run, cover
   const Verdict v = judge_case(j, c, e, props::last_drawn()->spec.values == Values::exact, run, &skipped, &why);
   if (skipped) {
     ++j.skipped;
+    if (IXO_JUDGE_MUTANT(fuzz_declined_counted_judged)) ++j.judged;
     RC_DISCARD(why);
   }
   ++j.judged;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "ixo/oracle.hpp"
@@ -151,6 +152,21 @@ TEST(Handworked, Fp8KIsDecodedWithItsOwnFormatAndScaled) {
   EXPECT_EQ(ids_of(ixo::oracle(c), 0, 0), (Ids{0}));
   c.cfg.k_scale = -1.0;
   EXPECT_EQ(ids_of(ixo::oracle(c), 0, 0), (Ids{1}));
+}
+
+// Rule: a block with a NaN logit scores NaN, for max and lse alike, even when a larger finite
+// logit shares the block (judge mutant 19, block_nan_dropped: the max would skip the NaN).
+// q = (1, 0); tokens 3 NaN | 1 0 | 2 0 | 0 0: block 0 holds 3 and NaN.
+TEST(Handworked, ANanLogitMakesItsBlockNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> k = {3, 0, nan, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0};
+  for (auto st : {ixo::ScoreType::max, ixo::ScoreType::lse}) {
+    auto cfg = small_config(2, 1);
+    cfg.score_type = st;
+    const auto e = ixo::oracle(literal_case(cfg, 1, 1, 2, {1, 0}, k, kIdentity, {0}, {8}));
+    EXPECT_TRUE(std::isnan(e.score[e.at(0, 0, 0)])) << ixo::to_string(st) << ": " << e.score[e.at(0, 0, 0)];
+    EXPECT_FALSE(std::isnan(e.score[e.at(0, 0, 1)]));
+  }
 }
 
 }  // namespace

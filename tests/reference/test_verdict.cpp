@@ -279,3 +279,60 @@ TEST_F(Fixture, BitwiseComparisonSeesOneBit) {
 }
 
 }  // namespace
+
+// Judge rules the judge's mutant campaign (ci/mutate-judge.py) found unguarded: each test is
+// named after the rule and fails with its mutant (IXO_JUDGE_MUTANT) on.
+
+namespace {
+
+// Rule: ids lie in [0, nb); nb itself is out of range (judge mutant 3, ids_range_inclusive):
+// a structure failure, not a selection that happens to miss a block.
+TEST_F(Fixture, AnIdEqualToTheBlockCountIsAStructureFailure) {
+  const std::int64_t r = real_row();
+  ASSERT_GE(r, 0);
+  auto o = good;
+  ids(o, r)[e.topk - 1] = static_cast<std::int32_t>(e.nb[r]);  // ascending ids: the last place
+  const auto v = judge(o);
+  ASSERT_FALSE(v.pass);
+  ASSERT_FALSE(v.details.empty());
+  EXPECT_EQ(v.details[0].tier, "structure") << v.summary();
+}
+
+// Rule: a score cell passes within tau of the oracle's, not within 2 tau (judge mutant 9,
+// scores_tolerance_doubled): 1.5 tau off fails, 0.5 tau off passes.
+TEST_F(Fixture, AScoreOneAndAHalfTauOffFailsAndHalfATauPasses) {
+  const std::int64_t r = real_row();
+  ASSERT_GE(r, 0);
+  std::int64_t b = 0;
+  while (b < e.nb[r] && e.forced[e.at(0, r, b)]) ++b;
+  ASSERT_LT(b, e.nb[r]);
+  const double want = e.score[e.at(0, r, b)], tau = e.tau[e.at(0, r, b)];
+  ASSERT_GT(tau, std::fabs(want) * 1e-6);  // tau spans many float ulps of the score
+  for (const auto& [k, passes] : {std::pair{1.5, false}, std::pair{0.5, true}}) {
+    auto o = good;
+    o.scores[static_cast<std::size_t>(e.at(0, r, b))] = static_cast<float>(want + k * tau);
+    const auto v = judge(o);
+    EXPECT_EQ(v.pass, passes) << k << " tau: " << v.summary();
+    if (!passes) {
+      ASSERT_FALSE(v.details.empty());
+      EXPECT_EQ(v.details[0].tier, "scores");
+    }
+  }
+}
+
+// Rule: ids must be distinct (judge mutant 1, ids_duplicates_accepted): a repeated id takes a
+// place a block should have; without the structure tier, a repeat of a strong block in the
+// weakest block's place looks like a selection within tau.
+TEST_F(Fixture, ARepeatedIdIsAStructureFailure) {
+  const std::int64_t r = real_row();
+  ASSERT_GE(r, 0);
+  auto o = good;
+  std::int32_t* p = ids(o, r);
+  p[1] = p[0];  // ascending order kept (equal neighbours), one block lost
+  const auto v = judge(o, false);
+  ASSERT_FALSE(v.pass);
+  ASSERT_FALSE(v.details.empty());
+  EXPECT_EQ(v.details[0].tier, "structure") << v.summary();
+}
+
+}  // namespace
