@@ -61,7 +61,7 @@ def mutable_line(line):
     s = line.strip()
     if not s or s.startswith("//") or s.startswith("#") or s.startswith("*") or s.startswith("/*"):
         return False
-    if "IXO_MUTANT" in line or "mutants::" in line:
+    if "IXO_MUTANT" in line or "IXO_JUDGE_MUTANT" in line or "mutants::" in line:
         return False
     return True
 
@@ -264,6 +264,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=240, help="seconds per ixo run")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--tests", nargs="*", default=[], help="host test targets run on the ixo suite's survivors")
+    ap.add_argument("--tests-only", action="store_true",
+                    help="judge each mutant by the --tests alone (no ixo build, no suite run): the judge's files "
+                         "(reference/src, suite/src, kernels/external), whose killers are host tests")
     a = ap.parse_args()
 
     sources = {f: open(os.path.join(ROOT, f)).read().split("\n") for f in a.files}
@@ -307,7 +310,10 @@ def main():
         if rc != 0:
             print(out[-3000:])
             return 2
-    build_cmd = ["cmake", "--build", build, "-j", str(a.jobs), "--target", "ixo"]
+    if a.tests_only and not a.tests:
+        print("--tests-only needs --tests TARGET ...")
+        return 2
+    build_cmd = ["cmake", "--build", build, "-j", str(a.jobs), "--target"] + (a.tests if a.tests_only else ["ixo"])
     ixo = os.path.join(build, "tools", "ixo", "ixo")
     run_cmd = [ixo, "mutate", "--no-mutants", "--backend", "cpu-rows", "--backend", "cpu-packed", "--backend", "cpu-cp",
                "--property-cases", str(a.property_cases)]
@@ -315,7 +321,7 @@ def main():
     if rc != 0:
         print("pristine build failed:\n" + out[-3000:])
         return 2
-    rc, out, t = sh(run_cmd, ROOT, timeout=a.timeout * 2, log=log)
+    rc, out, t = (0, "", 0.0) if a.tests_only else sh(run_cmd, ROOT, timeout=a.timeout * 2, log=log)
     if rc != 0:
         print("the unmutated run fails:\n" + out[-3000:])
         return 2
@@ -359,6 +365,16 @@ def main():
             rc, out, tb = sh(build_cmd, ROOT, log=log)
             if rc != 0:
                 m.update(status="stillborn", build_s=round(tb, 1), run_s=0, by="compile error")
+            elif a.tests_only:
+                t0 = time.time()
+                by, _ = run_tests()
+                m["build_s"], m["run_s"] = round(tb, 1), round(time.time() - t0, 1)
+                if by and by.startswith("test:"):
+                    m.update(status="killed", by=by)
+                elif by:
+                    m.update(status="stillborn", by=by)
+                else:
+                    m.update(status="SURVIVED", by="-")
             else:
                 rc, out, tr = sh(run_cmd, ROOT, timeout=a.timeout, log=log)
                 m["build_s"], m["run_s"] = round(tb, 1), round(tr, 1)
