@@ -163,13 +163,12 @@ std::uint8_t float_to_fp8(float x, KDtype t) {
   const auto hi = std::upper_bound(v.begin(), v.end(), x, [](float a, const std::pair<float, int>& b) { return a < b.first; });
   const std::ptrdiff_t i = hi - v.begin();
   const std::ptrdiff_t from = std::max<std::ptrdiff_t>(0, i - 3), to = std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(v.size()), i + 3);
+  // The exhaustive rule over the window, in value order. Code order does not matter here: the
+  // nearest set is one code, or two neighbours of equal error whose codes differ by one (same
+  // sign: |x| >= 2 min_pos), and the rule picks the even one whichever comes first.
   int window[6];
   int n = 0;
   for (std::ptrdiff_t j = from; j < to; ++j) window[n++] = v[static_cast<std::size_t>(j)].second;
-  // Code order, as the exhaustive rule reads them. An insertion sort: gcc 13 at -O3 reports a
-  // false array-bounds error for std::sort over these six ints.
-  for (int k = 1; k < n; ++k)
-    for (int j = k; j > 0 && window[j - 1] > window[j]; --j) std::swap(window[j - 1], window[j]);
   const auto& tab = fp8_table(t);
   int best = -1;
   float best_err = 0;

@@ -45,6 +45,19 @@ TEST(QuantizedSelect, BucketsOnAUnitScaleAreFloorOfVPlusOneAndAHalf) {
 // Bug caught: ties broken by the higher id, or by the raw score instead of the bucket.
 // 10.4 (id 5) and 10.2 (id 3) share bucket 11: the lower id (3) ranks first although its
 // score is smaller; 10.6 (id 4, bucket 12) ranks above both.
+// Operator mutants of quantized_select.cpp (docs/mutation.md "operator mutants of the judge"):
+// the u32 saturation starts at exactly 2^32 (t >= 2^32, not t > 2^32: (unsigned)2^32 is out of
+// range), and a selection of 0 ids returns none (not max(take, 1)).
+TEST(QuantizedSelect, SaturationStartsAtExactlyTwoToThe32AndTakeZeroSelectsNothing) {
+  QuantizedRange r;
+  r.scale = 1.0f, r.bias = 0.0f;                          // t = v
+  EXPECT_EQ(quantized_bucket(4294967296.0f, r), 65535u);  // t = 2^32 exactly: saturates
+  EXPECT_EQ(quantized_bucket(4294967040.0f, r), 65535u);  // the float below 2^32: min(65535, q)
+  const float s[] = {1, 2, 3};
+  EXPECT_TRUE(quantized_select(s, {0, 1, 2}, 0).empty());
+  EXPECT_EQ(quantized_select(s, {0, 1, 2}, 1), (std::vector<std::int32_t>{2}));
+}
+
 TEST(QuantizedSelect, EqualBucketsGoToTheLowerIdNotTheLargerScore) {
   const float s[] = {0.0f, 65534.0f, 7.0f, 10.2f, 10.6f, 10.4f};
   const std::vector<std::int32_t> cand = {0, 1, 2, 3, 4, 5};

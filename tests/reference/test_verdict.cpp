@@ -335,4 +335,73 @@ TEST_F(Fixture, ARepeatedIdIsAStructureFailure) {
   EXPECT_EQ(v.details[0].tier, "structure") << v.summary();
 }
 
+// Operator mutants of verdict.cpp / verdict_detail.hpp (docs/mutation.md): the structured
+// report. At most max_reports report lines (not one more); whole-output failures (shape,
+// poison) name no head, row or block (-1); an ids failure's margin is how far the strongest
+// unselected block (S - tau) lies above the weakest selected one (S + tau).
+TEST_F(Fixture, ReportsStopAtMaxReportsAndWholeOutputFailuresNameNoCell) {
+  auto o = good;
+  std::int64_t broken = 0;
+  for (std::int64_t r = 0; r < e.R; ++r)
+    if (e.nb[r] > 0) ids(o, r)[0] = -7, ++broken;  // a structure failure in every active row
+  ixo::JudgeOptions opt;
+  opt.max_reports = 2;
+  ASSERT_GT(broken, 2);
+  auto v = ixo::judge(c, e, o, opt);
+  EXPECT_EQ(v.reports.size(), 2u);
+  EXPECT_EQ(v.failures, broken);
+  auto shape = good;
+  shape.topk_idx.pop_back();
+  v = judge(shape);
+  ASSERT_FALSE(v.details.empty());
+  EXPECT_EQ(v.details[0].tier, "structure");
+  EXPECT_EQ(v.details[0].head, -1);
+  EXPECT_EQ(v.details[0].row, -1);
+  auto stray = good;
+  for (std::int64_t r = 0; r < e.R; ++r)  // every cell outside the written region overwritten
+    for (std::int64_t b = 0; b < e.NB; ++b)
+      if (!ixo::score_cell_written(e, r, b)) stray.scores[static_cast<std::size_t>(e.at(0, r, b))] = 0.0f;
+  v = judge(stray);
+  ASSERT_EQ(v.details.size(), 1u) << v.summary();
+  EXPECT_EQ(v.details.back().tier, "poison");
+  EXPECT_EQ(v.details.back().head, -1);
+  EXPECT_EQ(v.details.back().block, -1);
+}
+
+TEST_F(Fixture, AnIdsFailureReportsItsMarginBeyondTau) {
+  const std::int64_t r = real_row();
+  ASSERT_GE(r, 0);
+  auto o = good;
+  o.has_scores = false;
+  std::int32_t* p = ids(o, r);
+  // Replace a selected unforced block by the weakest unselected one.
+  std::int64_t k = 0;
+  while (k < e.topk && e.forced[e.at(0, r, p[k])]) ++k;
+  ASSERT_LT(k, e.topk);
+  const std::int32_t dropped = p[k];
+  std::int32_t weakest = -1;
+  for (std::int32_t b = 0; b < e.nb[r]; ++b)
+    if (std::find(p, p + e.topk, b) == p + e.topk &&
+        (weakest < 0 || e.score[e.at(0, r, b)] < e.score[e.at(0, r, weakest)]))
+      weakest = b;
+  ASSERT_GE(weakest, 0);
+  p[k] = weakest;
+  std::sort(p, p + e.topk);
+  const auto v = judge(o, false);
+  ASSERT_FALSE(v.pass);
+  const auto& f = v.details[0];
+  ASSERT_EQ(f.tier, "ids");
+  // The margin: (strongest unselected S - tau) - (weakest selected S + tau), both read back
+  // from the report's blocks; `dropped` is now unselected and outranks `weakest`.
+  double hi = -INFINITY, lo = INFINITY;
+  for (std::int32_t b = 0; b < e.nb[r]; ++b) {
+    const double s = e.score[e.at(0, r, b)], t = e.tau[e.at(0, r, b)];
+    if (std::find(p, p + e.topk, b) != p + e.topk) lo = std::min(lo, s + t);
+    else hi = std::max(hi, s - t);
+  }
+  EXPECT_GT(e.score[e.at(0, r, dropped)], e.score[e.at(0, r, weakest)]);
+  EXPECT_DOUBLE_EQ(f.margin, hi - lo);
+  EXPECT_GT(f.margin, 0.0);
+}
+
 }  // namespace
