@@ -152,7 +152,7 @@ TEST_F(NpyHardening, TrailingBytesAfterTheDataAreAnError) {
 
 TEST_F(NpyHardening, StructuredDescrIsNamed) {
   write("q.npy", npy_file(dict("[('a', '<u2')]", "(2,)"), 4));
-  expect_input_error([&] { ixo::load_case(dir); }, "q", {"q.npy", "structured", "[('a', '<u2')]"});
+  expect_input_error([&] { ixo::load_case(dir); }, "q", {"q.npy", "structured", "descr [('a', '<u2')]; only"});
   write("q.npy", npy_file(dict("[('a', '<u2', (2,)), ('b', '|u1')]", "(2,)"), 10));
   expect_input_error([&] { ixo::load_case(dir); }, "q", {"q.npy", "[('a', '<u2', (2,)), ('b', '|u1')]"});
 }
@@ -189,7 +189,8 @@ TEST_F(NpyHardening, MalformedHeadersAreInputErrors) {
       {"{'descr': '<u2', 'fortran_order': False, }", "no 'shape' entry"},
       {"{'descr': '<u2', 'descr': '<u2', 'fortran_order': False, 'shape': (2,), }", "duplicate 'descr'"},
       {"{'descr': '<u2', 'fortran_order': False, 'shape': (2,), 'extra': 1}", "unknown key 'extra'"},
-      {"{'descr': '<u2', 'fortran_order': False, 'shape': (-1, 2), }", "malformed shape"},
+      // the exact excerpt, then the reason (an operator mutant of the excerpt's length lived)
+      {"{'descr': '<u2', 'fortran_order': False, 'shape': (-1, 2), }", "malformed shape (-1, 2):"},
       {"{'descr': '<u2', 'fortran_order': False, 'shape': (2.0,), }", "expected ',' or ')'"},
       {"{'descr': '<u2', 'fortran_order': False, 'shape': [2], }", "malformed shape"},
       {"{'descr': '<u2', 'fortran_order': False, 'shape': (2, }", "malformed shape"},

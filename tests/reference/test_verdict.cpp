@@ -365,6 +365,7 @@ TEST_F(Fixture, ReportsStopAtMaxReportsAndWholeOutputFailuresNameNoCell) {
   ASSERT_EQ(v.details.size(), 1u) << v.summary();
   EXPECT_EQ(v.details.back().tier, "poison");
   EXPECT_EQ(v.details.back().head, -1);
+  EXPECT_EQ(v.details.back().row, -1);
   EXPECT_EQ(v.details.back().block, -1);
 }
 
