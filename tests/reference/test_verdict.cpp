@@ -405,4 +405,35 @@ TEST_F(Fixture, AnIdsFailureReportsItsMarginBeyondTau) {
   EXPECT_GT(f.margin, 0.0);
 }
 
+// Rule: tier 2 reads a row's own blocks [0, nb) only (the operator mutant `b <= nb` read one
+// cell past the row). The row is made full width (nb = NB: its extra blocks score -inf, as masked
+// blocks do), judged on a tie swap (the path that scans the blocks), and the next row's block 0
+// -- the cell just past it -- is made the strongest score anywhere.
+TEST_F(Fixture, TierTwoReadsOnlyTheRowsOwnBlocks) {
+  std::int64_t r = -1;
+  for (std::int64_t x = 0; x + 1 < e.R && r < 0; ++x)
+    if (e.nb[x] > e.topk + 2) r = x;
+  ASSERT_GE(r, 0);
+  auto o = good;
+  o.has_scores = false;
+  std::int32_t* p = ids(o, r);
+  // A tie swap: the weakest selected unforced block and the strongest unselected one get equal scores.
+  std::int32_t in = -1, out = -1;
+  for (std::int64_t k = 0; k < e.topk; ++k)
+    if (!e.forced[e.at(0, r, p[k])] && (in < 0 || e.score[e.at(0, r, p[k])] < e.score[e.at(0, r, in)])) in = p[k];
+  for (std::int32_t b = 0; b < e.nb[r]; ++b)
+    if (std::find(p, p + e.topk, b) == p + e.topk && (out < 0 || e.score[e.at(0, r, b)] > e.score[e.at(0, r, out)]))
+      out = b;
+  ASSERT_TRUE(in >= 0 && out >= 0);
+  e.score[e.at(0, r, out)] = e.score[e.at(0, r, in)];
+  std::replace(p, p + e.topk, in, out);
+  std::sort(p, p + e.topk);
+  for (std::int64_t b = e.nb[r]; b < e.NB; ++b) e.score[e.at(0, r, b)] = -INFINITY, e.tau[e.at(0, r, b)] = 0;
+  e.nb[r] = e.NB;
+  e.score[e.at(0, r + 1, 0)] = 1e9;
+  const auto v = judge(o, false);
+  EXPECT_TRUE(v.pass) << v.summary();
+  EXPECT_GE(v.tie_swaps, 1);
+}
+
 }  // namespace
