@@ -177,7 +177,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--only", nargs="*", help="mutant ids (1, 2, ... P1, ...)")
-    ap.add_argument("--shard", default="0/1", help="I/N: run every N-th mutant from the I-th")
+    ap.add_argument("--shard", default="0/1", help="I/N: the I-th of N shards (whole groups of one killer each)")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     ap.add_argument("--no-fallback", action="store_true", help="only each mutant's own killer")
@@ -195,8 +195,12 @@ def main():
                                 "killer": kl, "kind": "patch"} for i, k, f, o, n, r, kl in PY_MUTANTS]
     if a.only:
         mutants = [x for x in mutants if x["id"] in a.only]
+    # Shards take whole killer groups: a killer's unmutated baseline then runs in one shard only.
     i, n = int(m.group(1)), int(m.group(2))
-    mutants = mutants[i::n]
+    groups = {}
+    for x in mutants:
+        groups.setdefault(x["killer"], []).append(x)
+    mutants = [x for j, g in enumerate(groups.values()) if j % n == i for x in g]
     if not mutants:
         print("mutate-judge: NOTHING JUDGED: no mutant selected")
         return 1

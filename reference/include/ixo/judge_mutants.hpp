@@ -101,7 +101,7 @@
     "pytest:test_fuzz_and_suite.py::test_a_kernel_that_declines_everything_judged_nothing_and_does_not_pass")          \
   X(28, suite_skip_counted_pass, "suite",                                                                              \
     "a suite row whose cases were all skipped is SKIP, not PASS",                                                      \
-    "pytest:test_fuzz_and_suite.py::test_a_kernel_that_declines_everything_judged_nothing_and_does_not_pass")          \
+    "test_suite_rows")                                                                                                 \
   X(29, regression_dir_reused, "suite",                                                                                \
     "a failure directory is never overwritten (a suffix when taken)",                                                  \
     "pytest:test_fuzz_and_suite.py::test_failure_directories_never_overwrite_each_other")
