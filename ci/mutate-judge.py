@@ -18,6 +18,7 @@ killed, 1 otherwise (or when nothing ran), 2 on bad arguments.
       [--json FILE] [--markdown FILE] [--no-fallback]
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -77,6 +78,7 @@ def cpp_mutants():
     return out
 
 
+@functools.lru_cache(maxsize=None)  # one walk of the build tree per executable, not per mutant
 def find_exe(build, name):
     """The build's own executable (tools/ixo/ixo, tests/<dir>/<name>), never a staged install copy."""
     if name == "ixo" and os.access(os.path.join(build, "tools", "ixo", "ixo"), os.X_OK):

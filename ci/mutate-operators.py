@@ -331,11 +331,13 @@ def main():
                 return os.path.join(d, name)
         return None
 
-    def run_tests():
-        """(None, "") when every --tests binary passes, else (killed-by, output)."""
-        rc, out, _ = sh(["cmake", "--build", build, "-j", str(a.jobs), "--target"] + a.tests, ROOT, log=log)
-        if rc != 0:
-            return "tests do not compile", out
+    def run_tests(built=False):
+        """(None, "") when every --tests binary passes, else (killed-by, output). built: the
+        --tests targets were just built by build_cmd (--tests-only), so no second build."""
+        if not built:
+            rc, out, _ = sh(["cmake", "--build", build, "-j", str(a.jobs), "--target"] + a.tests, ROOT, log=log)
+            if rc != 0:
+                return "tests do not compile", out
         for name in a.tests:
             exe = find_binary(name)
             if exe is None:
@@ -367,7 +369,7 @@ def main():
                 m.update(status="stillborn", build_s=round(tb, 1), run_s=0, by="compile error")
             elif a.tests_only:
                 t0 = time.time()
-                by, _ = run_tests()
+                by, _ = run_tests(built=True)
                 m["build_s"], m["run_s"] = round(tb, 1), round(time.time() - t0, 1)
                 if by and by.startswith("test:"):
                     m.update(status="killed", by=by)

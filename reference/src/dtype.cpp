@@ -99,6 +99,17 @@ const std::array<float, 256>& fp8_table(KDtype t) {
   throw InputError("k_dtype", std::string(to_string(t)) + " has no fp8 table");
 }
 
+namespace {
+
+// The encoder's one selection rule (both versions below): code c with error err replaces the
+// best so far when nearer, or equally near and even where the best is odd (ties go to the even
+// code, mantissa lsb 0, as round-to-nearest-even does).
+bool nearer_code(int c, float err, int best, float best_err) {
+  return best < 0 || err < best_err || (err == best_err && (c & 1) == 0 && (best & 1) == 1);
+}
+
+}  // namespace
+
 std::uint8_t float_to_fp8_exhaustive(float x, KDtype t) {
   const auto& tab = fp8_table(t);
   int best = -1;
@@ -108,11 +119,7 @@ std::uint8_t float_to_fp8_exhaustive(float x, KDtype t) {
     if (!std::isfinite(v)) continue;
     if (v == 0.0f && std::signbit(v) != std::signbit(x)) continue;  // keep the sign of zero when possible
     const float err = std::fabs(v - x);
-    // Ties go to the even code (mantissa lsb 0), as round-to-nearest-even does.
-    if (best < 0 || err < best_err || (err == best_err && (c & 1) == 0 && (best & 1) == 1)) {
-      best = c;
-      best_err = err;
-    }
+    if (nearer_code(c, err, best, best_err)) best = c, best_err = err;
   }
   return static_cast<std::uint8_t>(best);
 }
@@ -166,19 +173,12 @@ std::uint8_t float_to_fp8(float x, KDtype t) {
   // The exhaustive rule over the window, in value order. Code order does not matter here: the
   // nearest set is one code, or two neighbours of equal error whose codes differ by one (same
   // sign: |x| >= 2 min_pos), and the rule picks the even one whichever comes first.
-  int window[6];
-  int n = 0;
-  for (std::ptrdiff_t j = from; j < to; ++j) window[n++] = v[static_cast<std::size_t>(j)].second;
-  const auto& tab = fp8_table(t);
   int best = -1;
   float best_err = 0;
-  for (int k = 0; k < n; ++k) {
-    const int c = window[k];
-    const float err = std::fabs(tab[c] - x);  // a zero in the window is >= 2 min_pos away: never the nearest
-    if (best < 0 || err < best_err || (err == best_err && (c & 1) == 0 && (best & 1) == 1)) {
-      best = c;
-      best_err = err;
-    }
+  for (std::ptrdiff_t j = from; j < to; ++j) {
+    const auto [value, c] = v[static_cast<std::size_t>(j)];
+    const float err = std::fabs(value - x);  // a zero in the window is >= 2 min_pos away: never the nearest
+    if (nearer_code(c, err, best, best_err)) best = c, best_err = err;
   }
   return static_cast<std::uint8_t>(best);
 }

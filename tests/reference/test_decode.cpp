@@ -112,7 +112,8 @@ TEST(Decode, Fp8EncodeRoundTripsEveryFiniteCode) {
 
 // Bug caught: the binary-search encoder (float_to_fp8, what the generators call) disagreeing
 // with the definition (float_to_fp8_exhaustive: every code tried) anywhere: a wrong
-// neighbour window, ties not to the even code, saturation, the sign of zero, NaN / inf.
+// neighbour window (shown: window i-1..i), saturation, the sign of zero, NaN / inf. The tie rule
+// (nearer_code) is shared by both; a reversed one fails test_new_dtypes (NVFP4 satfinite ties).
 // Inputs: every bf16 value, each code's value and its neighbours (+-1..3 ulps, the midpoints
 // to the next code and their neighbours), 200,000 random bit patterns.
 TEST(Decode, Fp8FastEncoderEqualsTheExhaustiveDefinition) {
