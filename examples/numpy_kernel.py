@@ -79,8 +79,25 @@ def decode_k(k, k_dtype, k_scales=None):
 
 def _rank_order(score):
     """Block ids by score: descending, NaN lowest, +0 above -0, ties to the lower id."""
-    return sorted(range(len(score)), key=lambda b: (np.isnan(score[b]), -score[b] if not np.isnan(score[b]) else 0.0,
-                                                     bool(np.signbit(score[b])), b))
+    nan = np.isnan(score)
+    return np.lexsort((np.arange(len(score)), np.signbit(score), np.where(nan, 0.0, -score), nan))
+
+
+def _block_scores(logits, bs, score_type):
+    """One score per block of ``bs`` logits (the last block may be short): NaN if any logit is
+    NaN, else the max or log2-sum-exp2. The row is padded with -inf (exp2 of it adds 0)."""
+    nb = -(-len(logits) // bs)
+    s = np.full(nb * bs, -np.inf)
+    s[:len(logits)] = logits
+    s = s.reshape(nb, bs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        m = s.max(axis=1)
+        if score_type == "max":
+            score = m
+        else:
+            lse = m + np.log2(np.sum(np.exp2(s - m[:, None]), axis=1))
+            score = np.where(np.isinf(m), m, lse)
+    return np.where(np.isnan(s).any(axis=1), np.nan, score)
 
 
 def indexer(q_bits, k_codes, k_dtype, req_to_token, slot_ids, seq_lens, cfg, gqa_bug=False, k_scales=None):
@@ -109,16 +126,7 @@ def indexer(q_bits, k_codes, k_dtype, req_to_token, slot_ids, seq_lens, cfg, gqa
             kv = h % Hk if gqa_bug else h // (Hq // Hk)
             with np.errstate(invalid="ignore", over="ignore"):
                 logits = (k[tokens, kv, :] @ q[r, h]) * scale
-            score = np.empty(nb)
-            for b in range(nb):
-                s = logits[b * bs:min((b + 1) * bs, L)]
-                if np.isnan(s).any():
-                    score[b] = np.nan
-                elif cfg["score_type"] == "max":
-                    score[b] = s.max()
-                else:
-                    m = s.max()
-                    score[b] = m if np.isinf(m) else m + np.log2(np.sum(np.exp2(s - m)))
+            score = _block_scores(logits, bs, cfg["score_type"])
             score[:min(init, nb)] = FORCED_INIT
             if local > 0:
                 score[max(0, nb - local):] = FORCED_LOCAL

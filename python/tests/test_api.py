@@ -134,7 +134,9 @@ def test_exact_mode_rejects_a_tie_swap_that_the_tau_mode_accepts():
             uns = [b for b in range(nb) if b not in set(ids[h, r]) and not d["forced"][h, r, b]]
             lo = min(sel, key=lambda b: d["score"][h, r, b])
             hi = max(uns, key=lambda b: d["score"][h, r, b])
-            if d["score"][h, r, lo] - d["score"][h, r, hi] <= d["tau"][h, r, lo] + d["tau"][h, r, hi]:
+            gap = d["score"][h, r, lo] - d["score"][h, r, hi]
+            # A strict gap inside tau (an exact tie is a legal swap in both modes).
+            if 0 < gap <= d["tau"][h, r, lo] + d["tau"][h, r, hi]:
                 bad = ids.copy()
                 bad[h, r] = np.sort([hi if b == lo else b for b in ids[h, r]])
                 assert io.check(c, bad).passed

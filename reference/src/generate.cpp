@@ -8,6 +8,7 @@
 // older specs (fixtures, regressions) stay bit for bit the same.
 #include "ixo/generate.hpp"
 
+#include "fast_draws.hpp"
 #include "generate_selector.hpp"
 
 #include <algorithm>
@@ -83,7 +84,7 @@ std::vector<std::uint8_t> moderate_codes(KDtype t) {
 // NVFP4 K: uniformly random E2M1 codes (all finite) and positive e4m3fn scales, about one
 // group in 8 large ([64, 448]: the products of the larger codes saturate at 448), the rest
 // moderate ([2^-6, 8]: most products need rounding to e4m3).
-void fill_nvfp4(Case& c, std::mt19937& fast) {
+void fill_nvfp4(Case& c, gen_detail::FastDraws& fast) {
   std::vector<std::uint8_t> moderate, large;
   for (const std::uint8_t code : moderate_codes(KDtype::e4m3fn)) {
     const float v = fp8_table(KDtype::e4m3fn)[code];
@@ -91,26 +92,22 @@ void fill_nvfp4(Case& c, std::mt19937& fast) {
   }
   for (int code = 0; code < 0x7f; ++code)
     if (fp8_table(KDtype::e4m3fn)[code] >= 64.0f) large.push_back(static_cast<std::uint8_t>(code));
-  std::uniform_int_distribution<int> byte(0, 255), eighth(0, 7);
-  std::uniform_int_distribution<std::size_t> pick_m(0, moderate.size() - 1), pick_l(0, large.size() - 1);
-  for (auto& b : c.k_cache) b = static_cast<std::uint8_t>(byte(fast));
-  for (auto& s : c.k_scales) s = eighth(fast) == 0 ? large[pick_l(fast)] : moderate[pick_m(fast)];
+  for (auto& b : c.k_cache) b = static_cast<std::uint8_t>(fast.bits() >> 24);
+  for (auto& s : c.k_scales) s = fast.index(8) == 0 ? large[fast.index(large.size())] : moderate[fast.index(moderate.size())];
 }
 
 void fill_gaussian(Case& c, Rng& g) {
-  std::normal_distribution<float> n01(0.0f, 1.0f);
-  std::mt19937 fast(static_cast<std::uint32_t>(g()));
+  gen_detail::FastDraws fast(static_cast<std::uint32_t>(g()));
   if (is_nvfp4(c.cfg.k_dtype)) {
     fill_nvfp4(c, fast);
   } else if (is_fp8(c.cfg.k_dtype)) {
     const auto codes = moderate_codes(c.cfg.k_dtype);
-    std::uniform_int_distribution<std::size_t> pick(0, codes.size() - 1);
-    for (auto& b : c.k_cache) b = codes[pick(fast)];
+    for (auto& b : c.k_cache) b = codes[fast.index(codes.size())];
   } else {
     const float inv = static_cast<float>(1.0 / c.cfg.k_scale);
-    for (std::size_t i = 0; i < c.k_cache.size() / 2; ++i) put_k(c, i, n01(fast) * inv);
+    for (std::size_t i = 0; i < c.k_cache.size() / 2; ++i) put_k(c, i, fast.normal() * inv);
   }
-  for (auto& q : c.q) q = float_to_q(n01(fast), c.cfg.q_dtype);
+  for (auto& q : c.q) q = float_to_q(fast.normal(), c.cfg.q_dtype);
 }
 
 // Near ties: every token of a request is one base vector with a one-step change in a
