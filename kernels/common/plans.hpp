@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 
+#include "index_config.hpp"
 #include "indexer_common.hpp"
 #include "mutants.hpp"
 
@@ -74,6 +75,31 @@ IXO_HD ProgramChunk program_chunk(std::int64_t x, std::int64_t batch, int chunks
 // P * Hq/Hk tile rows fit one 16-row tile (shapes only; any R).
 IXO_HD bool packed_plan_fits(int P, std::int64_t hq, std::int64_t hk) {
   return P > 1 && hk > 0 && hq % hk == 0 && pack_fits(P, static_cast<int>(hq / hk));
+}
+
+// ---- The native launch plan ----------------------------------------------------------------
+// The one statement of the native (per-row / packed) score grid and chunk plan (issue 24): the
+// CPU twin, the CUDA/HIP launcher and gpu::plan all call native_plan, as CP calls cp_plan. A
+// program is (row-axis index, KV chunk, K head); the grid is (batch * chunks, hk).
+struct NativePlan {
+  int pack = 1;              // rows a program packs: packed_queries on the packed plan when it fits, else 1
+  int gqa = 1;               // q heads per K head
+  std::int64_t hk = 1;       // programs along the K-head axis (grid y)
+  std::int64_t batch = 0;    // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
+  int chunks = 1;            // KV chunks per row-axis program (score_chunks)
+  IXO_HD std::int64_t grid_x() const { return batch * chunks; }
+  IXO_HD std::int64_t programs() const { return grid_x() * hk; }
+};
+// `packed`: the packed backend's plan (with its per-row fallback when the pack does not fit one
+// tile); forced_chunks > 0 forces the chunk count. Graph-constant values only (shapes, config).
+IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chunks = 0) {
+  NativePlan p;
+  p.hk = k.Hk > 0 ? k.Hk : 1;
+  p.gqa = static_cast<int>(k.Hq / p.hk);
+  p.pack = packed && packed_plan_fits(k.packed_queries, k.Hq, p.hk) ? k.packed_queries : 1;
+  p.batch = packed_batch(k.R, p.pack);
+  p.chunks = score_chunks(p.batch, p.hk, k.NB, forced_chunks);
+  return p;
 }
 
 // ---- Sub-tile stream ---------------------------------------------------------------------

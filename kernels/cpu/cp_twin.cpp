@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "case_config.hpp"
 #include "cp_common.hpp"
 #include "cpu/cp_twin.hpp"
 #include "indexer_common.hpp"
@@ -30,14 +31,12 @@ namespace {
 namespace cm = ixo::common;
 namespace cc = ixo::common::cp;
 
-struct Launch {
+// The step's common::IndexConfig (ixo::index_config) and the CP plan.
+struct Launch : cm::IndexConfig {
   const Case* c = nullptr;
   Plan plan;
-  int bs = 0, topk = 0, init = 0, local = 0;
-  bool lse = false;
-  int kcode = 0, eb = 2;
+  int eb = 2;
   float multiplier = 0.f;
-  std::int64_t NB = 0;
   int mutant = 0;
   const float* qg = nullptr;     // gathered q, widened: [WORLD, R, D]
   std::uint32_t* cells = nullptr;  // [WORLD (rank), WORLD (head), R, LOCAL]
@@ -55,7 +54,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
   const Plan& p = a.plan;
   const int W = p.world;
   const int D = static_cast<int>(c.D);
-  const cm::RowInputs in{c.slot_ids.data(), c.seq_lens.data(), c.S, c.rows, a.bs, a.topk};
+  const cm::RowInputs in{c.slot_ids.data(), c.seq_lens.data(), c.S, c.rows, a.block_size, a.topk};
   const cm::GroupPlan gp = cm::group_plan(in, first, pack, a.mutant);
   const int n = pack * W;
   // Tile row i: (row first + i / WORLD, head i % WORLD): the native tile of gqa = WORLD, one K head.
@@ -64,7 +63,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
   for (int i = 0; i < n; ++i) w.tile[i] = cm::row_plan(in, shape, i, gp, a.mutant);
   std::uint32_t* rank_cells = a.cells + static_cast<std::int64_t>(rank) * W * c.R * p.LOCAL;
   w.k.resize(D);
-  w.logits.resize(static_cast<std::size_t>(n) * a.bs);
+  w.logits.resize(static_cast<std::size_t>(n) * a.block_size);
   const std::uint8_t* k_cache = c.k_cache.data();
   const std::int64_t krow_bytes = c.D * a.eb;
 
@@ -81,26 +80,26 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
     }
     if (!any) continue;
     // K tokens of block b up to the group's length, each loaded once for the whole tile.
-    const int nload = cm::block_tokens(b, gp.Lg, a.bs);
+    const int nload = cm::block_tokens(b, gp.Lg, a.block_size);
     for (int tt = 0; tt < nload; ++tt) {
-      const std::int64_t t = b * a.bs + tt;
+      const std::int64_t t = b * a.block_size + tt;
       const std::int64_t ks = cm::token_slot(c.req_to_token.data(), c.width, gp.sid, t, c.S);
       const std::uint8_t* krow = k_cache + ks * krow_bytes;  // Hk == 1
-      for (int d = 0; d < D; ++d) w.k[d] = cm::k_element(krow, d, a.kcode);
+      for (int d = 0; d < D; ++d) w.k[d] = cm::k_element(krow, d, a.k_code);
       for (int i = 0; i < n; ++i) {
         const cm::RowPlan& m = w.tile[i];
-        if (!cc::cell_scored(m.f, gp, b, a.NB, a.mutant) || tt >= cm::block_tokens(b, m.f.L, a.bs)) continue;
+        if (!cc::cell_scored(m.f, gp, b, a.NB, a.mutant) || tt >= cm::block_tokens(b, m.f.L, a.block_size)) continue;
         const float* q = a.qg + (static_cast<std::int64_t>(m.head) * c.R + m.row) * D;
-        w.logits[static_cast<std::size_t>(i) * a.bs + tt] = cm::logit(cm::dot_fp32(q, w.k.data(), D), a.multiplier);
+        w.logits[static_cast<std::size_t>(i) * a.block_size + tt] = cm::logit(cm::dot_fp32(q, w.k.data(), D), a.multiplier);
       }
     }
     for (int i = 0; i < n; ++i) {
       const cm::RowPlan& m = w.tile[i];
       if (!cc::cell_scored(m.f, gp, b, a.NB, a.mutant)) continue;
-      const int own = cm::block_tokens(b, m.f.L, a.bs);
+      const int own = cm::block_tokens(b, m.f.L, a.block_size);
       const int cnt = own < nload ? own : nload;
-      const float score = cm::block_score(w.logits.data() + static_cast<std::size_t>(i) * a.bs, cnt, 1, a.lse);
-      rank_cells[cm::score_index(m.head, m.row, l, c.R, p.LOCAL)] = cc::cell_value(score, m.f, gp, b, a.init, a.local, a.mutant);
+      const float score = cm::block_score(w.logits.data() + static_cast<std::size_t>(i) * a.block_size, cnt, 1, a.score_lse);
+      rank_cells[cm::score_index(m.head, m.row, l, c.R, p.LOCAL)] = cc::cell_value(score, m.f, gp, b, a.init_blocks, a.local_blocks, a.mutant);
     }
   }
 }
@@ -159,18 +158,11 @@ void check_inputs(const Case& c) {
 Observed run_cp(const Case& c, bool allow_pack, const RunOptions& options) {
   check_inputs(c);
   Launch a;
+  static_cast<cm::IndexConfig&>(a) = index_config(c);
   a.c = &c;
   a.plan = plan_for(c, allow_pack, options);
-  a.bs = c.cfg.block_size;
-  a.topk = c.cfg.topk;
-  a.init = c.cfg.init_blocks;
-  a.local = c.cfg.local_blocks;
-  a.lse = c.cfg.score_type == ScoreType::lse;
-  a.kcode = static_cast<int>(c.cfg.k_dtype);
-  a.eb = cm::k_element_bytes(a.kcode);
-  a.multiplier = cm::logit_multiplier(static_cast<float>(c.effective_sm_scale() * c.cfg.q_scale),
-                                      static_cast<float>(c.cfg.k_scale));
-  a.NB = c.NB();
+  a.eb = cm::k_element_bytes(a.k_code);
+  a.multiplier = cm::logit_multiplier(a.sm_q_scale, a.k_scale);
   a.mutant = options.mutant;
   const int W = a.plan.world;
   const std::int64_t R = c.R, D = c.D, LOCAL = a.plan.LOCAL;

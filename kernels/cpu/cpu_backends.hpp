@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "backend.hpp"
+#include "plans.hpp"
 
 namespace ixo {
 
@@ -23,14 +24,7 @@ std::unique_ptr<Backend> make_cpu_msa_backend();
 namespace cpu {
 
 // The launch plan a backend uses for a case (exposed for tests and the bench).
-struct Plan {
-  int pack = 1;             // rows of a whole group (1 = per-row plan)
-  int gqa = 1;              // q heads per K head
-  std::int64_t groups = 0;  // programs along the row axis (common::packed_batch: R/pack + R%pack)
-  int chunks = 1;           // KV chunks per group
-  std::int64_t hk = 1;      // programs along the K-head axis
-  std::int64_t programs() const { return groups * chunks * hk; }
-};
+using Plan = common::NativePlan;  // the GPU's plan (kernels/common/plans.hpp: native_plan)
 // `packed` selects cpu-packed's plan (including its per-row fallback).
 Plan plan_for(const Case& c, bool packed, const RunOptions& options);
 // The twin's scorer alone (the per-row plan) for backends that select on their own: the

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "case_config.hpp"
 #include "cpu/cpu_backends.hpp"
 #include "indexer_common.hpp"
 #include "plans.hpp"
@@ -27,19 +28,15 @@ namespace {
 
 namespace cm = ixo::common;
 
-// Everything a program reads, fixed before the launch (the kernel arguments).
-struct Launch {
+// Everything a program reads, fixed before the launch (the kernel arguments): the step's
+// common::IndexConfig (ixo::index_config; k_code is the launch's, see make_launch) and the plan.
+struct Launch : cm::IndexConfig {
   const Case* c = nullptr;
   Plan plan;
-  int bs = 0, topk = 0, init = 0, local = 0;
   int score_topk = 0;      // rows with nb <= score_topk are not scored (topk; 0: score every active row)
-  bool lse = false;
-  int kcode = 0;           // common::KCode
-  int qcode = 0;           // common::KCode of q (kBf16 or kE4m3fn)
   int eb = 2;              // bytes per K element (nvfp4: 1, two codes a byte; see krow_bytes)
   std::int64_t krow_bytes = 0;  // bytes of one K row
   float multiplier = 0.f;  // logit multiplier (log2 units)
-  std::int64_t NB = 0;
   int mutant = 0;          // injected bug id (0 = none); reaches the program for IXO_MUTANT
   float* scores = nullptr;
   // fp8 K: the 256 codes decoded once by common::fp8_to_float (the same values, as a
@@ -50,8 +47,8 @@ struct Launch {
 // One K element of a row, decoded exactly (common::k_element, or its fp8 table; nvfp4:
 // common::nvfp4_element with the row's scales).
 inline float load_k(const Launch& a, const std::uint8_t* row, const std::uint8_t* scales, int e) {
-  if (a.kcode == cm::kNvfp4) return cm::nvfp4_element(row, e, scales);
-  return a.eb == 1 ? a.fp8_lut[row[e]] : cm::k_element(row, e, a.kcode, a.mutant);
+  if (a.k_code == cm::kNvfp4) return cm::nvfp4_element(row, e, scales);
+  return a.eb == 1 ? a.fp8_lut[row[e]] : cm::k_element(row, e, a.k_code, a.mutant);
 }
 
 // Per-thread scratch, sized once.
@@ -91,10 +88,10 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
   for (int i = 0; i < tile_n; ++i) {
     if (!w.tile[i].f.writes) continue;
     const std::uint16_t* qr = c.q.data() + (w.tile[i].row * c.Hq + w.tile[i].head) * c.D;
-    for (int d = 0; d < D; ++d) w.q[static_cast<std::size_t>(i) * D + d] = cm::q_element(qr[d], a.qcode);
+    for (int d = 0; d < D; ++d) w.q[static_cast<std::size_t>(i) * D + d] = cm::q_element(qr[d], a.q_code);
   }
   w.k.resize(D);
-  w.logits.resize(static_cast<std::size_t>(tile_n) * a.bs);
+  w.logits.resize(static_cast<std::size_t>(tile_n) * a.block_size);
 
   const std::uint8_t* k_cache = c.k_cache.data();
   const std::int64_t krow_bytes = a.krow_bytes;
@@ -105,32 +102,32 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
     for (int i = 0; i < tile_n; ++i) need = need || cm::row_writes_block(w.tile[i], b, a.NB);
     if (!need) continue;
     // K tokens of this block up to the group's length, each loaded once for the tile.
-    const int nload = cm::block_tokens(b, g.Lg, a.bs);
+    const int nload = cm::block_tokens(b, g.Lg, a.block_size);
     for (int tt = 0; tt < nload; ++tt) {
-      const std::int64_t t = b * a.bs + tt;
+      const std::int64_t t = b * a.block_size + tt;
       const std::int64_t ks = cm::token_slot(c.req_to_token.data(), c.width, g.sid, t, c.S, a.mutant);
       const std::uint8_t* krow = k_cache + (ks * c.Hk + kload) * krow_bytes;
-      const std::uint8_t* srow = a.kcode == cm::kNvfp4 ? c.k_scales.data() + (ks * c.Hk + kload) * srow_bytes : nullptr;
+      const std::uint8_t* srow = a.k_code == cm::kNvfp4 ? c.k_scales.data() + (ks * c.Hk + kload) * srow_bytes : nullptr;
       for (int d = 0; d < D; ++d) w.k[d] = load_k(a, krow, srow, d);
       for (int i = 0; i < tile_n; ++i) {
         const cm::RowPlan& s = w.tile[i];
-        if (!s.f.writes || tt >= cm::block_tokens(b, s.L_mask, a.bs)) continue;  // masked lane
+        if (!s.f.writes || tt >= cm::block_tokens(b, s.L_mask, a.block_size)) continue;  // masked lane
         const float dot = cm::dot_fp32(w.q.data() + static_cast<std::size_t>(i) * D, w.k.data(), D);
-        w.logits[static_cast<std::size_t>(i) * a.bs + tt] = cm::logit(dot, a.multiplier);
+        w.logits[static_cast<std::size_t>(i) * a.block_size + tt] = cm::logit(dot, a.multiplier);
       }
     }
     // Each row reduces over its own visible tokens and forces with its own nb.
     for (int i = 0; i < tile_n; ++i) {
       const cm::RowPlan& s = w.tile[i];
       if (!cm::row_writes_block(s, b, a.NB)) continue;
-      float* lg = w.logits.data() + static_cast<std::size_t>(i) * a.bs;
-      int n = cm::block_tokens(b, s.L_mask, a.bs);
+      float* lg = w.logits.data() + static_cast<std::size_t>(i) * a.block_size;
+      int n = cm::block_tokens(b, s.L_mask, a.block_size);
       if (IXO_MUTANT(a.mutant, mutants::partial_block_zero_mask)) {  // lanes [n, bs) masked with 0, not dropped
-        for (int tt = n; tt < a.bs; ++tt) lg[tt] = cm::masked_logit(false, lg[tt], a.mutant);
-        n = a.bs;
+        for (int tt = n; tt < a.block_size; ++tt) lg[tt] = cm::masked_logit(false, lg[tt], a.mutant);
+        n = a.block_size;
       }
-      const float score = cm::block_score(lg, n, 1, a.lse, a.mutant);
-      const float forced = cm::forced_score(score, b, s.nb_force, a.init, a.local, a.mutant);
+      const float score = cm::block_score(lg, n, 1, a.score_lse, a.mutant);
+      const float forced = cm::forced_score(score, b, s.nb_force, a.init_blocks, a.local_blocks, a.mutant);
       a.scores[cm::score_index(s.store_head, s.store_row, b, c.R, a.NB)] = forced;
       if (cm::stray_column(s.f.nb, b, a.NB, a.mutant)) a.scores[cm::score_index(s.store_head, s.store_row, b + 1, c.R, a.NB)] = forced;
     }
@@ -195,27 +192,20 @@ void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std
 // The launch arguments and a poisoned output of the twin's scorer.
 Launch make_launch(const Case& c, const Plan& plan, const RunOptions& options, bool natural_units, Observed& o) {
   Launch a;
+  const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
+  static_cast<cm::IndexConfig&>(a) = index_config(c, q_scale);
+  a.k_code = cm::launch_k_code(a.k_code, options.mutant);
   a.c = &c;
   a.plan = plan;
-  a.bs = c.cfg.block_size;
-  a.topk = c.cfg.topk;
   a.score_topk = a.topk;
-  a.init = c.cfg.init_blocks;
-  a.local = c.cfg.local_blocks;
-  a.lse = c.cfg.score_type == ScoreType::lse;
-  a.kcode = cm::launch_k_code(static_cast<int>(c.cfg.k_dtype), options.mutant);
-  a.qcode = static_cast<int>(c.cfg.q_dtype);
-  a.eb = cm::k_element_bytes(a.kcode);
-  a.krow_bytes = cm::k_row_bytes(a.kcode, c.D);
+  a.eb = cm::k_element_bytes(a.k_code);
+  a.krow_bytes = cm::k_row_bytes(a.k_code, c.D);
   a.mutant = options.mutant;
-  if (a.eb == 1 && a.kcode != cm::kNvfp4)
+  if (a.eb == 1 && a.k_code != cm::kNvfp4)
     for (int code = 0; code < 256; ++code)
-      a.fp8_lut[code] = cm::fp8_to_float(static_cast<std::uint8_t>(code), a.kcode, a.mutant);
-  const double q_scale = IXO_MUTANT(a.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
-  const float sm_q = static_cast<float>(c.effective_sm_scale() * q_scale);
-  a.multiplier = natural_units ? cm::natural_logit_multiplier(sm_q, static_cast<float>(c.cfg.k_scale))
-                               : cm::logit_multiplier(sm_q, static_cast<float>(c.cfg.k_scale), a.mutant);
-  a.NB = c.NB();
+      a.fp8_lut[code] = cm::fp8_to_float(static_cast<std::uint8_t>(code), a.k_code, a.mutant);
+  a.multiplier = natural_units ? cm::natural_logit_multiplier(a.sm_q_scale, a.k_scale)
+                               : cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
 
   o.Hq = c.Hq;
   o.R = c.R;
@@ -281,19 +271,14 @@ Observed score_rows(const Case& c, const RunOptions& options, const Scoring& how
 }
 
 Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
-  Plan p;
-  p.hk = c.Hk > 0 ? c.Hk : 1;
-  p.gqa = static_cast<int>(c.Hq / p.hk);
-  const int P = c.cfg.packed_queries;
-  // Packed needs P > 1 and one tile per group (P * gqa <= 16); otherwise the per-row plan.
-  // Shapes only: R need not be a multiple of P (trailing rows run per row), and which
-  // groups share a slot id is decided by each program (common::program_tiles).
-  const bool use_pack = packed && cm::packed_plan_fits(P, c.Hq, p.hk);
-  p.pack = use_pack ? P : 1;
-  p.groups = cm::packed_batch(c.R, p.pack);
+  // Shapes only: R need not be a multiple of P (trailing rows run per row), and which groups
+  // share a slot id is decided by each program (common::program_tiles).
+  Plan p = cm::native_plan(index_config(c), packed, options.force_num_chunks);
   // packed_trailing_rows_dropped: the row axis sized R / P, the trailing R % P rows never scored.
-  if (IXO_MUTANT(options.mutant, mutants::packed_trailing_rows_dropped) && p.pack > 1) p.groups = c.R / p.pack;
-  p.chunks = cm::score_chunks(p.groups, p.hk, c.NB(), options.force_num_chunks);  // the GPU's chunk plan
+  if (IXO_MUTANT(options.mutant, mutants::packed_trailing_rows_dropped) && p.pack > 1) {
+    p.batch = c.R / p.pack;
+    p.chunks = cm::score_chunks(p.batch, p.hk, c.NB(), options.force_num_chunks);
+  }
   return p;
 }
 
@@ -302,7 +287,7 @@ std::int64_t k_tokens_loaded(const Case& c, const Plan& p) {
   // row) once; a tile without a writing row loads nothing.
   std::int64_t total = 0;
   const cm::RowInputs in = row_inputs(c);
-  for (std::int64_t x = 0; x < p.groups; ++x) {
+  for (std::int64_t x = 0; x < p.batch; ++x) {
     const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack);
     for (int t = 0; t < pt.count; ++t) total += cm::group_plan(in, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack).Lg;
   }

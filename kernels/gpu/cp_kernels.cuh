@@ -48,16 +48,17 @@ constexpr int kCandThreads = 256;  // >= 256: radix_select finds each digit with
 constexpr int kMergeThreads = 256;
 constexpr int kMergeMax = cc::kMaxWorld * cc::kMaxCandidates;
 
-struct CpScoreParams {
+// The step's common::IndexConfig (the launch's CpArgs, copied whole) and the CP plan.
+struct CpScoreParams : cm::IndexConfig {
   const std::uint16_t* qg;  // [WORLD, R, D]
   const std::uint8_t* k;
   const std::int32_t* r2t;
   const std::int64_t* slot;
   const std::int64_t* lens;
   std::uint32_t* cells;  // [ranks, WORLD, R, LOCAL]
-  std::int64_t R, D, S, rows, width, NB, LOCAL;
+  std::int64_t LOCAL;
   std::int64_t whole;  // R / pack: whole groups (common::program_rows_of)
-  int world, rank_base, bs, topk, init, local, lse, kcode, pack, chunks;
+  int world, rank_base, pack, chunks;
   float mult;
   int mutant;
 };
@@ -86,7 +87,7 @@ struct CpRowS {
 // native tile with gqa = WORLD and one K head).
 __device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t first, int pack, int i,
                                            const cm::GroupPlan& gp) {
-  const cm::RowPlan r = cm::row_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk},
+  const cm::RowPlan r = cm::row_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk},
                                      cm::TileShape{first, pack, p.world, 1, 0}, i, gp, kNativeMutantsOff);
   return CpRowS{r.f, r.row, r.head, r.used ? 1 : 0};
 }
@@ -111,7 +112,7 @@ __device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t 
   s.pack = pack;
   s.rank = p.rank_base + static_cast<int>(blockIdx.y);
   cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);  // shard cells of the chunk
-  s.gp = cp_group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk}, first, pack, p.mutant);
+  s.gp = cp_group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk}, first, pack, p.mutant);
   s.rank_cells = p.cells + static_cast<std::int64_t>(blockIdx.y) * p.world * p.R * p.LOCAL;
   return s;
 }
@@ -135,7 +136,7 @@ __device__ __forceinline__ void write_cell(const CpScoreParams& p, const CpCta& 
   if (!m.used) return;
   if (cc::cell_scored(m.f, s.gp, b, p.NB, p.mutant))
     s.rank_cells[cm::score_index(m.head, m.row, l, p.R, p.LOCAL)] =
-        cc::cell_value(score, m.f, s.gp, b, p.init, p.local, p.mutant);
+        cc::cell_value(score, m.f, s.gp, b, p.init_blocks, p.local_blocks, p.mutant);
 }
 
 #if defined(IXO_GPU_CUDA)
@@ -180,8 +181,8 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
       m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D) : nullptr,
       tig);
 
-  const bool lse = p.lse != 0;
-  const int nsub = (p.bs + 31) / 32;
+  const bool lse = p.score_lse != 0;
+  const int nsub = (p.block_size + 31) / 32;
   const std::int64_t ncell_w = (lend - s.l0 - warp + 3) / 4;
   const std::int64_t total = ncell_w * nsub;
   const std::int32_t* r2t_row = p.r2t + s.gp.sid * p.width;
@@ -195,7 +196,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   auto tile_start = [&](const Cursor& c, int* off0) -> std::int64_t {
     const std::int64_t b = cc::scored_block(cell_of(c), s.rank, p.world, p.LOCAL, p.mutant);
     *off0 = c.sub * 32;
-    return b * p.bs + *off0;
+    return b * p.block_size + *off0;
   };
   // This lane's token of the sub-tile at c (-1: not loaded); its req_to_token entry travels
   // kNS sub-tiles ahead of its K copy through the warp's EntryRing (mma_tile.cuh; the native
@@ -204,7 +205,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     if (c.it >= total) return -1;
     int off0;
     const std::int64_t t = tile_start(c, &off0) + lane;
-    return off0 + lane >= p.bs || t >= Lg ? -1 : t;
+    return off0 + lane >= p.block_size || t >= Lg ? -1 : t;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int32_t raw, bool loaded) {
@@ -237,12 +238,12 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     const std::int64_t t0 = tile_start(cur, &off0);
     float v0[8], v1[8];
     // Rows are masked with their own length; tokens past the tile's length Lg were not loaded.
-    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, L0, L1, lut, false, kNativeMutantsOff},
+    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.block_size, p.mult, L0, L1, lut, false, kNativeMutantsOff},
                           tig, v0, v1);
     state_add(st0, v0, lse, kNativeMutantsOff);
     state_add(st1, v1, lse, kNativeMutantsOff);
 
-    if (off0 + 32 >= p.bs) {  // last sub-tile of the block: merge the 4 lanes of a row
+    if (off0 + 32 >= p.block_size) {  // last sub-tile of the block: merge the 4 lanes of a row
       merge_row_lanes(st0, st1, tig, lse, kNativeMutantsOff);
       if (tig == 0) {
         const std::int64_t l = cell_of(cur);
@@ -322,11 +323,11 @@ __device__ __forceinline__ void cp_score_scalar_tile(const CpScoreParams& p, std
   const std::int64_t le = cc::local_end(s.gp.nbg, s.rank, p.world, p.LOCAL, p.mutant);
   const std::int64_t lend = le < s.l1 ? le : s.l1;
   // One K head (Hk == 1); rows are masked with their own length, never past Lg (not loaded).
-  const ScalarKeys kk{p.k, p.r2t + s.gp.sid * p.width, p.S, 1, p.D, Lg, 0, p.bs, p.mult, kNativeMutantsOff};
+  const ScalarKeys kk{p.k, p.r2t + s.gp.sid * p.width, p.S, 1, p.D, Lg, 0, p.block_size, p.mult, kNativeMutantsOff};
   const std::int64_t L_mask = tid < used ? (trs[tid].f.L < Lg ? trs[tid].f.L : Lg) : 0;
   for (std::int64_t l = s.l0; l < lend; ++l) {
     const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
-    const float score = scalar_block_score<KC>(kk, b, used, L_mask, p.lse != 0, sm);
+    const float score = scalar_block_score<KC>(kk, b, used, L_mask, p.score_lse != 0, sm);
     if (tid < used) write_cell(p, s, trs[tid], l, b, score);
   }
 }

@@ -9,9 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "index_config.hpp"
+
 namespace ixo::gpu {
 
-struct CpArgs {
+// The step's configuration (common::IndexConfig; Hq, Hk, q_code and packed_queries unused: CP
+// has WORLD heads over one K head, bf16 q, and `pack` below) plus the CP launch knobs.
+struct CpArgs : common::IndexConfig {
   // Device pointers.
   const std::uint16_t* qg = nullptr;          // gathered q [WORLD (head), R, D] bf16 bits
   const void* k_cache = nullptr;              // [S, 1, D] bf16 bits or fp8 codes
@@ -20,17 +24,10 @@ struct CpArgs {
   const std::int64_t* seq_lens = nullptr;     // [R]
   std::uint32_t* cells = nullptr;             // [ranks, WORLD, R, LOCAL] shard cells (cp_cells_bytes)
   std::uint64_t* keys = nullptr;              // [ranks, WORLD, R, topk] this launch's candidates
-  // Graph-constant shapes and config.
-  std::int64_t R = 0, D = 128, S = 0, rows = 0, width = 0, NB = 0;
   int world = 1;        // WORLD = ranks of the CP group = index heads
   int rank_base = 0;    // first rank this launch computes
   int ranks = 1;        // ranks this launch computes (grid.y)
-  int block_size = 128, topk = 16, init_blocks = 0, local_blocks = 1;
-  int score_lse = 0;
-  int k_code = 0;
   int pack = 1;         // packed_queries: rows of a whole group; > 1 only when cp_pack_supported (else per-row)
-  float sm_q_scale = 1.0f;
-  float k_scale = 1.0f;
   int num_chunks = 0;   // 0 = common::cp::num_chunks plan
   int mutant = 0;
 };

@@ -8,27 +8,16 @@ namespace cpc = ixo::common::cp;
 
 cpk::CpScoreParams cp_score_params(const CpArgs& a, int pack, std::int64_t LOCAL) {
   cpk::CpScoreParams p{};
+  static_cast<ixo::common::IndexConfig&>(p) = a;
   p.qg = a.qg;
   p.k = static_cast<const std::uint8_t*>(a.k_cache);
   p.r2t = a.req_to_token;
   p.slot = a.slot_ids;
   p.lens = a.seq_lens;
   p.cells = a.cells;
-  p.R = a.R;
-  p.D = a.D;
-  p.S = a.S;
-  p.rows = a.rows;
-  p.width = a.width;
-  p.NB = a.NB;
   p.LOCAL = LOCAL;
   p.world = a.world;
   p.rank_base = a.rank_base;
-  p.bs = a.block_size;
-  p.topk = a.topk;
-  p.init = a.init_blocks;
-  p.local = a.local_blocks;
-  p.lse = a.score_lse;
-  p.kcode = a.k_code;
   p.pack = pack;
   p.whole = a.R / pack;
   p.chunks = a.num_chunks > 0 ? a.num_chunks : cpc::num_chunks(ixo::common::packed_batch(a.R, pack), LOCAL);
@@ -56,7 +45,7 @@ gpuError_t launch_cp_fmt(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) 
 
 template <int D>
 gpuError_t launch_cp_d(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
-  switch (p.kcode) {
+  switch (p.k_code) {
     case ixo::common::kBf16: return launch_cp_fmt<D, ixo::common::kBf16>(p, grid, s);
     case ixo::common::kE4m3fn: return launch_cp_fmt<D, ixo::common::kE4m3fn>(p, grid, s);
     case ixo::common::kE4m3fnuz: return launch_cp_fmt<D, ixo::common::kE4m3fnuz>(p, grid, s);

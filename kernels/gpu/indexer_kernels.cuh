@@ -11,6 +11,7 @@
 #include "gpu/radix_select.cuh"
 #include "gpu/scalar_tile.cuh"
 #include "gpu/score_state.cuh"
+#include "index_config.hpp"
 #include "indexer_common.hpp"
 #include "plans.hpp"
 
@@ -20,34 +21,32 @@ namespace cm = ixo::common;
 constexpr int kTopkThreads = 256;
 constexpr int kTopkSmemKeys = 8192;  // rows with nb <= this keep their keys in shared memory
 
-struct ScoreParams {
+// The step's common::IndexConfig (the launch's IndexArgs, copied whole) and the plan.
+struct ScoreParams : cm::IndexConfig {
   const std::uint16_t* q;
   const std::uint8_t* k;
   const std::int32_t* r2t;
   const std::int64_t* slot;
   const std::int64_t* lens;
   float* scores;
-  std::int64_t R, Hq, Hk, D, S, rows, width, NB;
   std::int64_t whole;  // R / pack: whole groups (common::program_rows_of)
-  int bs, topk, init, local, lse, kcode, pack, gqa, chunks;
+  int pack, gqa, chunks;
   float mult;
   int mutant;
 };
 
-struct TopkParams {
+struct TopkParams : cm::IndexConfig {
   const float* scores;
   const std::int64_t* slot;
   const std::int64_t* lens;
   std::int32_t* out;
-  std::int64_t R, Hq, S, rows, NB;
-  int bs, topk;
   int mutant;
 };
 
 // ---------------------------------------------------------------- shared per-group logic
 // The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
 __device__ __forceinline__ cm::RowInputs row_inputs(const ScoreParams& p) {
-  return cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk};
+  return cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk};
 }
 __device__ __forceinline__ cm::GroupPlan group_plan(const ScoreParams& p, std::int64_t first, int pack) {
   return cm::group_plan(row_inputs(p), first, pack, p.mutant);
@@ -76,7 +75,7 @@ __device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int6
 
 __device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, float score, const ScoreParams& p) {
   if (cm::writes_block(m.write, m.nb, b, p.NB)) {
-    const float f = cm::forced_score(score, b, m.nb_force, p.init, p.local, p.mutant);
+    const float f = cm::forced_score(score, b, m.nb_force, p.init_blocks, p.local_blocks, p.mutant);
     m.out[b] = f;
     if (cm::stray_column(m.nb, b, p.NB, p.mutant)) m.out[b + 1] = f;
   }
@@ -108,7 +107,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int64_t Lg = g.Lg, sid = g.sid;
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(Lg, p.bs), p.chunks, c, &b0, &b1, p.mutant);
+  cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
   if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
   const RowMeta m0 = tile_row_meta(p, first, pack, kvh, grp, g);
@@ -125,8 +124,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     load_q_fragments<D, KC>(qa, q0, q1, tig);
   }
 
-  const bool lse = p.lse != 0;
-  const int nsub = (p.bs + 31) / 32;
+  const bool lse = p.score_lse != 0;
+  const int nsub = (p.block_size + 31) / 32;
   // Block split of the CTA: warp w scores blocks b0 + w, b0 + w + 4, ... whole. For max
   // scores (no lse) of a range of n >= 4 blocks that is not a multiple of 4, the last n % 4
   // blocks are instead cut into their sub-tiles, dealt round-robin to the 4 warps and merged
@@ -166,7 +165,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       *off0 = (qq % nsub) * 32;
       *q = qq;
     }
-    return b * p.bs + *off0;
+    return b * p.block_size + *off0;
   };
   // This lane's token of the sub-tile at c (-1: not loaded), its req_to_token entry (with
   // whether it was loaded, so the token is computed once a sub-tile), and its slot (-1: not
@@ -176,7 +175,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     if (c.it >= total) return -1;
     int off0, q;
     const std::int64_t t = tile_start(c, &off0, &q) + lane;
-    return off0 + lane >= p.bs || t >= Lg ? -1 : t;
+    return off0 + lane >= p.block_size || t >= Lg ? -1 : t;
   };
   struct Entry {
     std::int32_t raw;
@@ -223,13 +222,13 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     int off0, q;
     const std::int64_t t0 = tile_start(cur, &off0, &q);
     float v0[8], v1[8];
-    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.bs, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
+    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
                                                             m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant},
                           tig, v0, v1);
     state_add(st0, v0, lse, p.mutant);
     state_add(st1, v1, lse, p.mutant);
 
-    if (q >= 0 || off0 + 32 >= p.bs) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
+    if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
       merge_row_lanes(st0, st1, tig, lse, p.mutant);
       if (tig == 0) {
         if (q >= 0) {
@@ -314,7 +313,7 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
   const cm::GroupPlan g = group_plan(p, first, pack);
   if (g.Lg <= 0 || g.sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(g.Lg, p.bs), p.chunks, c, &b0, &b1, p.mutant);
+  cm::chunk_blocks(cm::num_blocks(g.Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
   if (b0 >= b1) return;
   const int used = pack * p.gqa;
   const int D = static_cast<int>(p.D);
@@ -328,10 +327,10 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
   RowMeta mine{0, 0, false, nullptr, 0, 0};
   if (tid < used) mine = tile_row_meta(p, first, pack, kvh, tid, g);
   __syncthreads();
-  const ScalarKeys kk{p.k, p.r2t + g.sid * p.width, p.S, p.Hk, p.D, g.Lg, cm::tile_k_head(kvh, pack, p.mutant), p.bs,
+  const ScalarKeys kk{p.k, p.r2t + g.sid * p.width, p.S, p.Hk, p.D, g.Lg, cm::tile_k_head(kvh, pack, p.mutant), p.block_size,
                       p.mult, p.mutant};
   for (std::int64_t b = b0; b < b1; ++b) {
-    const float score = scalar_block_score<KC>(kk, b, used, mine.L_mask, p.lse != 0, sm);
+    const float score = scalar_block_score<KC>(kk, b, used, mine.L_mask, p.score_lse != 0, sm);
     if (tid < used) write_block(mine, b, score, p);
   }
 }
@@ -368,7 +367,7 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const std::int64_t hr = blockIdx.x;  // h * R + r
   const std::int64_t r = hr % p.R;
   std::int32_t* out = p.out + hr * p.topk;
-  const cm::TopkPlan t = cm::topk_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.bs, p.topk}, r, p.NB, p.mutant);
+  const cm::TopkPlan t = cm::topk_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk}, r, p.NB, p.mutant);
   if (t.shortcut) {
     for (int i = tid; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
     return;

@@ -6,9 +6,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "index_config.hpp"
+
 namespace ixo::gpu {
 
-struct IndexArgs {
+// The step's configuration (shapes, config, scales: common::IndexConfig, made from a Case by
+// ixo::index_config) plus the device buffers and the launch-only knobs.
+struct IndexArgs : common::IndexConfig {
   // Device pointers (layouts as in ixo::Case).
   const std::uint16_t* q = nullptr;          // [R, Hq, D] bf16 bits
   const void* k_cache = nullptr;             // [S, Hk, D] bf16 bits or fp8 codes
@@ -17,14 +21,6 @@ struct IndexArgs {
   const std::int64_t* seq_lens = nullptr;    // [R]
   float* scores = nullptr;                   // [Hq, R, NB] workspace (score_workspace_bytes)
   std::int32_t* topk_idx = nullptr;          // [Hq, R, topk]
-  // Graph-constant shapes and config.
-  std::int64_t R = 0, Hq = 1, Hk = 1, D = 128, S = 0, rows = 0, width = 0, NB = 0;
-  int block_size = 128, topk = 16, init_blocks = 0, local_blocks = 1;
-  int score_lse = 0;                         // 0 = max, 1 = lse
-  int k_code = 0;                            // ixo::common::KCode
-  int packed_queries = 1;
-  float sm_q_scale = 1.0f;                   // float(sm_scale * q_scale)
-  float k_scale = 1.0f;
   int num_chunks = 0;                        // 0 = common::num_kv_chunks plan; > 0 forces it
   int mutant = 0;                            // mutation campaign selector (0 = none)
 };

@@ -9,33 +9,19 @@ namespace ixo::gpu {
 namespace {
 namespace cm = ixo::common;
 
-detail::ScoreParams score_params(const IndexArgs& a, int pack) {
+detail::ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan) {
   detail::ScoreParams p{};
+  static_cast<cm::IndexConfig&>(p) = a;
   p.q = a.q;
   p.k = static_cast<const std::uint8_t*>(a.k_cache);
   p.r2t = a.req_to_token;
   p.slot = a.slot_ids;
   p.lens = a.seq_lens;
   p.scores = a.scores;
-  p.R = a.R;
-  p.Hq = a.Hq;
-  p.Hk = a.Hk;
-  p.D = a.D;
-  p.S = a.S;
-  p.rows = a.rows;
-  p.width = a.width;
-  p.NB = a.NB;
-  p.bs = a.block_size;
-  p.topk = a.topk;
-  p.init = a.init_blocks;
-  p.local = a.local_blocks;
-  p.lse = a.score_lse;
-  p.kcode = a.k_code;
-  p.pack = pack;
-  p.whole = a.R / pack;
-  p.gqa = static_cast<int>(a.Hq / a.Hk);
-  // Chunk plan (common::score_chunks) over rows (pack 1), or whole groups + trailing rows.
-  p.chunks = cm::score_chunks(cm::packed_batch(a.R, pack), a.Hk, a.NB, a.num_chunks);
+  p.pack = plan.pack;
+  p.whole = a.R / plan.pack;
+  p.gqa = plan.gqa;
+  p.chunks = plan.chunks;
   p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
   return p;
@@ -71,7 +57,7 @@ gpuError_t launch_score_fmt(const detail::ScoreParams& p, dim3 grid, gpuStream_t
 
 template <int D>
 gpuError_t launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
-  switch (p.kcode) {
+  switch (p.k_code) {
     case cm::kBf16: return launch_score_fmt<D, cm::kBf16>(p, grid, s);
     case cm::kE4m3fn: return launch_score_fmt<D, cm::kE4m3fn>(p, grid, s);
     case cm::kE4m3fnuz: return launch_score_fmt<D, cm::kE4m3fnuz>(p, grid, s);
@@ -79,15 +65,16 @@ gpuError_t launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s
   }
 }
 
-int launch_score(const IndexArgs& a, int pack, void* stream) {
+int launch_score(const IndexArgs& a, bool packed, void* stream) {
   if (a.R <= 0) return 0;
   if (!head_dim_supported(a.D) || a.Hk <= 0 || a.Hq % a.Hk != 0 || a.Hq / a.Hk > cm::kTileRows || a.k_code < 0 ||
       a.k_code > 3)
     return static_cast<int>(gpuErrorInvalidValueCode);
-  const detail::ScoreParams p = score_params(a, pack);
-  // Graph-constant grid: R, Hk, NB, P (and a forced chunk count) only. Which groups pack is
-  // decided by each CTA from slot_ids (common::program_tiles).
-  const dim3 grid(static_cast<unsigned>(cm::packed_batch(a.R, pack) * p.chunks), static_cast<unsigned>(a.Hk));
+  // common::native_plan: graph-constant grid from R, Hk, NB, P (and a forced chunk count) only.
+  // Which groups pack is decided by each CTA from slot_ids (common::program_tiles).
+  const cm::NativePlan plan = cm::native_plan(a, packed, a.num_chunks);
+  const detail::ScoreParams p = score_params(a, plan);
+  const dim3 grid(static_cast<unsigned>(plan.grid_x()), static_cast<unsigned>(plan.hk));
   const auto s = static_cast<gpuStream_t>(stream);
   gpuError_t e;
 #if defined(IXO_GPU_CUDA)
@@ -110,29 +97,23 @@ bool head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarM
 
 bool packed_supported(const IndexArgs& a) { return cm::packed_plan_fits(a.packed_queries, a.Hq, a.Hk); }
 
-int launch_score_rows(const IndexArgs& a, void* stream) { return launch_score(a, 1, stream); }
+int launch_score_rows(const IndexArgs& a, void* stream) { return launch_score(a, false, stream); }
 
 int launch_score_packed(const IndexArgs& a, void* stream) {
   // Fallback (documented in docs/gpu-kernels.md): a pack that does not fit one 16-row tile
   // runs the per-row plan. Otherwise the packed plan: whole groups sharing one slot id pack,
   // every other group and the R % P trailing rows run per row inside their CTA.
-  return launch_score(a, packed_supported(a) ? a.packed_queries : 1, stream);
+  return launch_score(a, true, stream);
 }
 
 int launch_topk(const IndexArgs& a, void* stream) {
   if (a.R <= 0 || a.Hq <= 0) return 0;
   detail::TopkParams p{};
+  static_cast<cm::IndexConfig&>(p) = a;
   p.scores = a.scores;
   p.slot = a.slot_ids;
   p.lens = a.seq_lens;
   p.out = a.topk_idx;
-  p.R = a.R;
-  p.Hq = a.Hq;
-  p.S = a.S;
-  p.rows = a.rows;
-  p.NB = a.NB;
-  p.bs = a.block_size;
-  p.topk = a.topk;
   p.mutant = a.mutant;
   detail::topk_kernel<detail::kTopkThreads>
       <<<static_cast<unsigned>(a.Hq * a.R), detail::kTopkThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);

@@ -1,6 +1,6 @@
 // Host-callable description of the score kernels' launch plan (the grid and the chunk plan),
-// for tests and tools; plain C++, no CUDA/HIP headers. It restates what indexer_launch.inl
-// and the score kernels do, from kernels/common only:
+// for tests and tools; plain C++, no CUDA/HIP headers. The grid is common::native_plan, the
+// same call the launcher (indexer_launch.inl) and the CPU twin make:
 //   - the grid is (batch * chunks, Hk) with batch = common::packed_batch(R, pack) (R per row;
 //     R / P whole groups + R % P trailing rows packed), computed from graph-constant values
 //     only (R, Hk, NB, packed_queries, the forced chunk count), never from slot ids or seq_lens;
@@ -11,9 +11,8 @@
 //     and its blocks [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c); a row of the tile
 //     writes block b of that range only when b < its own nb.
 // tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
-// score_grid() here, so this header cannot drift from the launch code unnoticed; the CPU test
-// tests/graph/test_graph_plan.cpp checks that the plan for maximum shapes covers every
-// (row, head, block) of any smaller batch exactly once.
+// score_grid() here; the CPU test tests/graph/test_graph_plan.cpp checks that the plan for
+// maximum shapes covers every (row, head, block) of any smaller batch exactly once.
 #pragma once
 #include <cstdint>
 
@@ -26,33 +25,11 @@ namespace ixo::gpu::plan {
 // gpu::packed_supported's rule (common::packed_plan_fits: P > 1, P * Hq/Hk <= 16; any R).
 inline bool packed_fits(const IndexArgs& a) { return common::packed_plan_fits(a.packed_queries, a.Hq, a.Hk); }
 
-// Rows per program: packed_queries on the packed path when the pack fits, else 1.
-inline int score_pack(const IndexArgs& a, bool packed) { return packed && packed_fits(a) ? a.packed_queries : 1; }
+using ScoreGrid = common::NativePlan;
 
-// Chunk count: common::score_chunks (num_kv_chunks(batch, Hk, kScoreGridPrograms) capped at
-// max(1, NB / 16), or num_chunks when forced).
-inline int score_chunks(const IndexArgs& a, int pack) {
-  return common::score_chunks(common::packed_batch(a.R, pack), a.Hk, a.NB, a.num_chunks);
-}
-
-struct ScoreGrid {
-  int pack = 1;
-  int chunks = 1;
-  std::int64_t batch = 0;  // programs along the row axis: common::packed_batch(R, pack)
-  std::int64_t x = 0;      // gridDim.x = batch * chunks (CTA order: common::program_chunk)
-  std::int64_t y = 0;      // gridDim.y = Hk
-};
-
-// The score kernel's grid of launch_score_rows (packed = false) or launch_score_packed.
-inline ScoreGrid score_grid(const IndexArgs& a, bool packed) {
-  ScoreGrid g;
-  g.pack = score_pack(a, packed);
-  g.chunks = score_chunks(a, g.pack);
-  g.batch = common::packed_batch(a.R, g.pack);
-  g.x = g.batch * g.chunks;
-  g.y = a.Hk;
-  return g;
-}
+// The score kernel's grid of launch_score_rows (packed = false) or launch_score_packed: the
+// launcher's own common::native_plan (x = batch * chunks in common::program_chunk order, y = Hk).
+inline common::NativePlan score_grid(const IndexArgs& a, bool packed) { return common::native_plan(a, packed, a.num_chunks); }
 
 // The top-k kernel's grid: one program per (head, row).
 inline std::int64_t topk_grid(const IndexArgs& a) { return a.Hq * a.R; }

@@ -10,6 +10,10 @@ import numpy as np
 
 from . import _core
 
+# ixo::Config's defaults (case.json spellings): the keyword defaults of Case below, so Python and
+# C++ never disagree on a default (issue 24).
+_DEFAULTS = json.loads(_core.config_defaults())
+
 _TORCH_K_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz", "float8_e5m2": "e5m2",
                    "float4_e2m1fn_x2": "nvfp4"}
 _K_DTYPES = ("bf16", "e4m3fn", "e4m3fnuz", "e5m2", "nvfp4")
@@ -133,9 +137,10 @@ class Case:
     """
 
     def __init__(self, q: Any, k_cache: Any, req_to_token: Any, slot_ids: Any, seq_lens: Any, *, block_size: int, topk: int,
-                 init_blocks: int = 0, local_blocks: int = 0, score_type: str = "max", sm_scale: Optional[float] = None,
-                 q_scale: float = 1.0, k_scale: float = 1.0, k_dtype: Optional[str] = None, packed_queries: int = 1,
-                 page_size: int = 1, page_table: Any = None, q_dtype: Optional[str] = None, k_scales: Any = None) -> None:
+                 init_blocks: int = _DEFAULTS["init_blocks"], local_blocks: int = _DEFAULTS["local_blocks"],
+                 score_type: str = _DEFAULTS["score_type"], sm_scale: Optional[float] = None,
+                 q_scale: float = _DEFAULTS["q_scale"], k_scale: float = _DEFAULTS["k_scale"], k_dtype: Optional[str] = None,
+                 packed_queries: int = _DEFAULTS["packed_queries"], page_size: int = 1, page_table: Any = None, q_dtype: Optional[str] = None, k_scales: Any = None) -> None:
         qb, q_kind = _bits(q, "q")
         if q_dtype is not None and q_dtype not in _Q_DTYPES:
             raise ValueError(f"q_dtype: unknown '{q_dtype}' (bf16, e4m3fn)")

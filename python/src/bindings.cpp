@@ -233,6 +233,9 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("make_case", &make_case, py::arg("q"), py::arg("k"), py::arg("req_to_token"), py::arg("slot_ids"), py::arg("seq_lens"),
         py::arg("config_json"), py::arg("page_table") = py::none(), py::arg("k_scales") = py::none());
+  // ixo::Config's defaults as case.json text: io.Case takes its keyword defaults from here (one
+  // default for every config field, issue 24).
+  m.def("config_defaults", [] { return ixo::config_to_json(ixo::Config{}); });
   m.def("load_case", &ixo::load_case);
   m.def("save_case", &ixo::save_case);
   m.def("presets", &ixo::preset_names);

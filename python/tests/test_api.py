@@ -291,3 +291,19 @@ def test_bad_config_scalars_raise_value_error_naming_the_field_and_value(field, 
     assert msg.startswith(field), msg
     for w in words:
         assert w in msg, msg
+
+
+def test_case_keyword_defaults_are_the_cpp_config_defaults():
+    """Bug caught: Python and C++ disagreeing on a default (io.Case's local_blocks was 0 while
+    ixo::Config's is 1, so the same case judged from Python and from ixo forced other blocks)."""
+    import inspect
+    import json
+
+    cpp = json.loads(io._core.config_defaults())
+    params = inspect.signature(io.Case.__init__).parameters
+    for field in ("init_blocks", "local_blocks", "score_type", "q_scale", "k_scale", "packed_queries"):
+        assert params[field].default == cpp[field], field
+    assert cpp["local_blocks"] == 1  # the spec's sparse_local_block default
+    c = io.generate("tiny", 1)
+    same = io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=c.block_size, topk=c.topk)
+    assert same.local_blocks == 1 and same.init_blocks == 0 and same.score_type == "max"

@@ -65,6 +65,7 @@ def nvfp4_hand_case(q_dtype="bf16", k_scale=1.0):
     k[:, 0, 0] = (0x37, 0x17, 0x31)
     scales = np.array([0x39, 0x7E, 0x01], np.uint8).reshape(3, 1, 1)
     return io.Case(q, k, np.array([[0, 1, 2]], np.int32), np.array([0]), np.array([3]), block_size=1, topk=2,
+                   local_blocks=0,  # nothing forced: the three scores are the hand-worked ones
                    sm_scale=math.log(2), k_scale=k_scale, k_dtype="nvfp4", q_dtype=q_dtype, k_scales=scales)
 
 

@@ -226,8 +226,8 @@ void check_graph_structure(const Rig& rig) {
   }
   ASSERT_TRUE(fill && score && topk) << "the graph must hold the fill, score and top-k kernels";
   // Grids are the launch plan for the maximum shapes.
-  EXPECT_EQ(static_cast<std::int64_t>(score->grid.x), sg.x) << "score grid x: plan pack " << sg.pack << " chunks " << sg.chunks;
-  EXPECT_EQ(static_cast<std::int64_t>(score->grid.y), sg.y);
+  EXPECT_EQ(static_cast<std::int64_t>(score->grid.x), sg.grid_x()) << "score grid x: plan pack " << sg.pack << " chunks " << sg.chunks;
+  EXPECT_EQ(static_cast<std::int64_t>(score->grid.y), sg.hk);
   EXPECT_EQ(score->grid.z, 1u);
   EXPECT_EQ(static_cast<std::int64_t>(topk->grid.x), tg);
   EXPECT_EQ(fill->grid.x, fill_grid);

@@ -51,8 +51,8 @@ std::string check_coverage(const IndexArgs& a, const plan::ScoreGrid& g, const B
   std::vector<int> owners(static_cast<std::size_t>(Hq * R * NB), 0);
   std::ostringstream err;
   int reports = 0;
-  for (std::int64_t y = 0; y < g.y; ++y)
-    for (std::int64_t x = 0; x < g.x; ++x) {
+  for (std::int64_t y = 0; y < g.hk; ++y)
+    for (std::int64_t x = 0; x < g.grid_x(); ++x) {
       plan::TileBlocks tb[common::kTileRows];
       const int n = tiles(a, g, bt.slots, bt.lens, x, tb);
       for (int t = 0; t < n; ++t)
@@ -98,7 +98,7 @@ std::string describe(const IndexArgs& a, const plan::ScoreGrid& g, const Batch& 
   std::ostringstream o;
   o << "R=" << a.R << " R'=" << bt.real_rows << " Hq=" << a.Hq << " Hk=" << a.Hk << " P=" << a.packed_queries
     << " pack=" << g.pack << " bs=" << a.block_size << " topk=" << a.topk << " width=" << a.width << " NB=" << a.NB
-    << " chunks=" << g.chunks << " (forced " << a.num_chunks << ") grid=(" << g.x << "," << g.y << ")";
+    << " chunks=" << g.chunks << " (forced " << a.num_chunks << ") grid=(" << g.grid_x() << "," << g.hk << ")";
   return o.str();
 }
 
@@ -211,9 +211,9 @@ TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
   EXPECT_EQ(packed.pack, 4);
   EXPECT_EQ(rows.chunks, std::min<int>(common::num_kv_chunks(32, 2), 51 / 16));
   EXPECT_EQ(packed.chunks, std::min<int>(common::num_kv_chunks(8, 2), 51 / 16));
-  EXPECT_EQ(rows.x, 32 * rows.chunks);
-  EXPECT_EQ(packed.x, 8 * packed.chunks);
-  EXPECT_EQ(rows.y, 2);
+  EXPECT_EQ(rows.grid_x(), 32 * rows.chunks);
+  EXPECT_EQ(packed.grid_x(), 8 * packed.chunks);
+  EXPECT_EQ(rows.hk, 2);
   EXPECT_EQ(plan::topk_grid(a), 8 * 32);
   // A pack that does not fit one tile (P * gqa > 16): per-row plan.
   IndexArgs wide = a;
@@ -226,7 +226,7 @@ TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
   EXPECT_EQ(rg.pack, 4);
   EXPECT_EQ(rg.batch, 7 + 2);
   EXPECT_EQ(rg.chunks, std::min<int>(common::num_kv_chunks(9, 2), 51 / 16));
-  EXPECT_EQ(rg.x, 9 * rg.chunks);
+  EXPECT_EQ(rg.grid_x(), 9 * rg.chunks);
   // Forced chunk counts are taken as they are.
   IndexArgs forced = a;
   forced.num_chunks = 7;

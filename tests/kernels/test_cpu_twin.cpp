@@ -142,11 +142,11 @@ TEST(CpuTwin, PackedPlanAndFallback) {
     const Case c = named("gqa_2_1_p4").make();  // P 4, gqa 2: 8 tile rows
     const auto p = ixo::cpu::plan_for(c, true, def);
     EXPECT_EQ(p.pack, 4);
-    EXPECT_EQ(p.groups, c.R / 4);
+    EXPECT_EQ(p.batch, c.R / 4);
     EXPECT_EQ(p.chunks, ixo::common::score_chunks(c.R / 4, c.Hk, c.NB()));  // the GPU's chunk plan
     const auto r = ixo::cpu::plan_for(c, false, def);
     EXPECT_EQ(r.pack, 1);
-    EXPECT_EQ(r.groups, c.R);
+    EXPECT_EQ(r.batch, c.R);
     EXPECT_EQ(r.chunks, ixo::common::score_chunks(c.R, c.Hk, c.NB()));
     EXPECT_EQ(ixo::cpu::plan_for(c, true, chunks(3)).chunks, 3);
   }
@@ -233,7 +233,7 @@ TEST_P(CpuTwinGraphEdits, RowsAndPackedMatchOracleAndEachOther) {
   const std::int64_t P = c.cfg.packed_queries;
   ASSERT_TRUE(ixo::common::pack_fits(static_cast<int>(P), plan.gqa));
   EXPECT_EQ(plan.pack, P);
-  EXPECT_EQ(plan.groups, c.R / P + c.R % P);
+  EXPECT_EQ(plan.batch, c.R / P + c.R % P);
   bool any_packs = false;
   for (std::int64_t g = 0; g < c.R / P; ++g)
     any_packs = any_packs || ixo::common::group_packs(c.slot_ids.data(), g * P, static_cast<int>(P), static_cast<int>(P));
