@@ -137,6 +137,11 @@ struct RowInputs {
   std::int64_t S, rows;
   int bs, topk;
 };
+// The row inputs of a launch: its config (any launch struct: they all derive from IndexConfig)
+// and its slot ids and lengths.
+IXO_HD RowInputs row_inputs(const IndexConfig& k, const std::int64_t* slot_ids, const std::int64_t* seq_lens) {
+  return RowInputs{slot_ids, seq_lens, k.S, k.rows, k.block_size, k.topk};
+}
 
 // Facts of query row r. Plain data (no initializers): usable in __shared__.
 struct RowFacts {

@@ -54,7 +54,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
   const Plan& p = a.plan;
   const int W = p.world;
   const int D = static_cast<int>(c.D);
-  const cm::RowInputs in{c.slot_ids.data(), c.seq_lens.data(), c.S, c.rows, a.block_size, a.topk};
+  const cm::RowInputs in = cm::row_inputs(a, c.slot_ids.data(), c.seq_lens.data());
   const cm::GroupPlan gp = cm::group_plan(in, first, pack, a.mutant);
   const int n = pack * W;
   // Tile row i: (row first + i / WORLD, head i % WORLD): the native tile of gqa = WORLD, one K head.

@@ -87,7 +87,7 @@ struct CpRowS {
 // native tile with gqa = WORLD and one K head).
 __device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t first, int pack, int i,
                                            const cm::GroupPlan& gp) {
-  const cm::RowPlan r = cm::row_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk},
+  const cm::RowPlan r = cm::row_plan(cm::row_inputs(p, p.slot, p.lens),
                                      cm::TileShape{first, pack, p.world, 1, 0}, i, gp, kNativeMutantsOff);
   return CpRowS{r.f, r.row, r.head, r.used ? 1 : 0};
 }
@@ -112,7 +112,7 @@ __device__ __forceinline__ CpCta cta_setup(const CpScoreParams& p, std::int64_t 
   s.pack = pack;
   s.rank = p.rank_base + static_cast<int>(blockIdx.y);
   cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &s.l0, &s.l1);  // shard cells of the chunk
-  s.gp = cp_group_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk}, first, pack, p.mutant);
+  s.gp = cp_group_plan(cm::row_inputs(p, p.slot, p.lens), first, pack, p.mutant);
   s.rank_cells = p.cells + static_cast<std::int64_t>(blockIdx.y) * p.world * p.R * p.LOCAL;
   return s;
 }

@@ -46,7 +46,7 @@ struct TopkParams : cm::IndexConfig {
 // ---------------------------------------------------------------- shared per-group logic
 // The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
 __device__ __forceinline__ cm::RowInputs row_inputs(const ScoreParams& p) {
-  return cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk};
+  return cm::row_inputs(p, p.slot, p.lens);
 }
 __device__ __forceinline__ cm::GroupPlan group_plan(const ScoreParams& p, std::int64_t first, int pack) {
   return cm::group_plan(row_inputs(p), first, pack, p.mutant);
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const std::int64_t hr = blockIdx.x;  // h * R + r
   const std::int64_t r = hr % p.R;
   std::int32_t* out = p.out + hr * p.topk;
-  const cm::TopkPlan t = cm::topk_plan(cm::RowInputs{p.slot, p.lens, p.S, p.rows, p.block_size, p.topk}, r, p.NB, p.mutant);
+  const cm::TopkPlan t = cm::topk_plan(cm::row_inputs(p, p.slot, p.lens), r, p.NB, p.mutant);
   if (t.shortcut) {
     for (int i = tid; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
     return;

@@ -22,9 +22,6 @@
 
 namespace ixo::gpu::plan {
 
-// gpu::packed_supported's rule (common::packed_plan_fits: P > 1, P * Hq/Hk <= 16; any R).
-inline bool packed_fits(const IndexArgs& a) { return common::packed_plan_fits(a.packed_queries, a.Hq, a.Hk); }
-
 using ScoreGrid = common::NativePlan;
 
 // The score kernel's grid of launch_score_rows (packed = false) or launch_score_packed: the
@@ -34,10 +31,8 @@ inline common::NativePlan score_grid(const IndexArgs& a, bool packed) { return c
 // The top-k kernel's grid: one program per (head, row).
 inline std::int64_t topk_grid(const IndexArgs& a) { return a.Hq * a.R; }
 
-// The row facts the plans read (host arrays of the graph-constant length R).
-inline common::RowInputs row_inputs(const IndexArgs& a, const std::int64_t* slot_ids, const std::int64_t* seq_lens) {
-  return common::RowInputs{slot_ids, seq_lens, a.S, a.rows, a.block_size, a.topk};
-}
+// The row facts the plans read: common::row_inputs (host arrays of the graph-constant length R).
+using common::row_inputs;
 
 // Whether row r writes score columns (active and nb > topk: common::row_facts), and its nb.
 inline bool row_writes(const IndexArgs& a, const std::int64_t* slot_ids, const std::int64_t* seq_lens, std::int64_t r,

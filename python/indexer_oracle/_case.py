@@ -140,7 +140,8 @@ class Case:
                  init_blocks: int = _DEFAULTS["init_blocks"], local_blocks: int = _DEFAULTS["local_blocks"],
                  score_type: str = _DEFAULTS["score_type"], sm_scale: Optional[float] = None,
                  q_scale: float = _DEFAULTS["q_scale"], k_scale: float = _DEFAULTS["k_scale"], k_dtype: Optional[str] = None,
-                 packed_queries: int = _DEFAULTS["packed_queries"], page_size: int = 1, page_table: Any = None, q_dtype: Optional[str] = None, k_scales: Any = None) -> None:
+                 packed_queries: int = _DEFAULTS["packed_queries"], page_size: int = 1, page_table: Any = None,
+                 q_dtype: Optional[str] = None, k_scales: Any = None) -> None:
         qb, q_kind = _bits(q, "q")
         if q_dtype is not None and q_dtype not in _Q_DTYPES:
             raise ValueError(f"q_dtype: unknown '{q_dtype}' (bf16, e4m3fn)")

@@ -21,10 +21,12 @@ double normal_quantile(double p) {
   return 0.5 * (lo + hi);
 }
 
-struct Knots {
+}  // namespace
+
+struct NormalKnots {
   std::array<float, kPieces + 1> x{};
   std::array<float, kPieces> slope{};  // x[j+1] - x[j], per unit of the 20 low bits
-  Knots() {
+  NormalKnots() {
     std::array<double, kPieces + 1> q{};
     for (int j = 0; j <= kPieces / 2; ++j) {  // symmetric: x[N - j] = -x[j]
       q[static_cast<std::size_t>(j)] = normal_quantile((j + 0.5) / (kPieces + 1));
@@ -35,15 +37,19 @@ struct Knots {
   }
 };
 
-const Knots& knots() {
-  static const Knots k;
+namespace {
+
+const NormalKnots& knots() {
+  static const NormalKnots k;
   return k;
 }
 
 }  // namespace
 
+FastDraws::FastDraws(std::uint32_t seed) : g_(seed), knots_(knots()) {}
+
 float FastDraws::normal() {
-  const Knots& k = knots();
+  const NormalKnots& k = knots_;
   const std::uint32_t u = bits();
   const std::size_t j = u >> (32 - kPieceBits);
   return k.x[j] + static_cast<float>(u & ((1u << (32 - kPieceBits)) - 1)) * k.slope[j];

@@ -13,15 +13,18 @@
 
 namespace ixo::gen_detail {
 
+struct NormalKnots;  // the knot table, built once per process (fast_draws.cpp)
+
 class FastDraws {
  public:
-  explicit FastDraws(std::uint32_t seed) : g_(seed) {}
+  explicit FastDraws(std::uint32_t seed);
   float normal();
   std::size_t index(std::size_t n) { return static_cast<std::size_t>((std::uint64_t{g_()} * n) >> 32); }
   std::uint32_t bits() { return static_cast<std::uint32_t>(g_()); }
 
  private:
   std::mt19937 g_;
+  const NormalKnots& knots_;
 };
 
 }  // namespace ixo::gen_detail

@@ -231,7 +231,7 @@ void check_graph_structure(const Rig& rig) {
   EXPECT_EQ(score->grid.z, 1u);
   EXPECT_EQ(static_cast<std::int64_t>(topk->grid.x), tg);
   EXPECT_EQ(fill->grid.x, fill_grid);
-  EXPECT_EQ(gpu::plan::packed_fits(rig.args), gpu::packed_supported(rig.args));
+  EXPECT_EQ(sg.pack > 1, rig.packed && gpu::packed_supported(rig.args));  // the plan packs iff the launcher does
   // Parameters reference the buffers the replays rewrite, never the eager outputs.
   EXPECT_TRUE(fill->words.count(addr(rig.scores.p))) << "fill node does not poison the captured score buffer";
   for (const void* p : {static_cast<const void*>(rig.q.p), static_cast<const void*>(rig.k.p),
