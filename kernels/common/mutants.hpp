@@ -122,7 +122,7 @@
   X(49, msa_bucket_off_by_one, "msa", "MSA selector: 65535 steps instead of 65534 (the top score clamped into the bucket below)", \
     "msa-decode rows whose two best history scores are within 2 steps, scores returned", "property:MatchesOracle")      \
   X(50, msa_ties_higher_id, "msa", "MSA selector: equal buckets go to the higher page id (id field not inverted)", \
-    "msa-decode rows with equal history scores (plateaus, exact ties)", "property:MatchesOracle")                     \
+    "msa-decode rows with equal history scores (plateaus, exact ties)", "suite:msa-sweep")                     \
   X(51, msa_range_over_forced, "msa", "MSA selector: lo/hi taken over the forced local page too (1e29 collapses every history score into one bucket)", \
     "msa-decode rows with nb > 16", "property:MatchesOracle")                                                          \
   X(40, k_offset_32bit, "gpu-test", "K byte offset slot * row_bytes computed in 32 bits (unsigned wrap): slots past 2^32 / row_bytes read K rows 2^32 bytes lower", \
