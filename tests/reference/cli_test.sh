@@ -54,6 +54,18 @@ if "$IXO" list | grep -q cuda-rows && ! nvidia-smi -L > /dev/null 2>&1; then
   [ "$(grep -c 'cuda-rows' "$tmp/nogpu")" = 1 ] && grep -q "unavailable here, skipped: cuda-rows: no CUDA device" "$tmp/nogpu" ||
     { echo "FAIL: no GPU must be one line saying 'no CUDA device'"; head -5 "$tmp/nogpu"; fails=$((fails + 1)); }
 fi
+# ixo diff (issue 24): two backends bit for bit, the first difference placed in the plan.
+expect 0 "diff: the twin's two plans agree" -- "$IXO" diff "$tmp/c1" --backend cpu-rows --backend cpu-packed --chunks 3
+grep -q "agree bit for bit" "$tmp/out" || { echo "FAIL: diff of equal outputs says no agreement"; fails=$((fails + 1)); }
+expect 2 "diff takes two backends" -- "$IXO" diff "$tmp/c1" --backend cpu-rows
+expect 2 "diff: unknown mutant" -- "$IXO" diff "$tmp/c1" --backend cpu-rows --backend cpu-packed --mutant 999
+if "$IXO" mutate --backend cpu-rows --only 8 > /dev/null 2>&1; then  # a test build: mutant switches compiled in
+  # k_by_row_index: row 0 reads table row 0, not its slot's: its block 0 is scored by CTA 0 of both plans.
+  expect 1 "diff names the first differing cell under mutant 8" -- "$IXO" diff "$tmp/c1" --backend cpu-rows --backend cpu-packed --mutant 8 --chunks 3
+  grep -q "first score difference: \[head 0, row 0, block 0\]" "$tmp/out" &&
+    grep -q "cpu-packed (mutant 8): CTA x 0 of 12 (program 0: rows 0..3 packed, tile row 0), KV chunk 0 of 3" "$tmp/out" ||
+    { echo "FAIL: diff does not place the first difference"; cat "$tmp/out"; fails=$((fails + 1)); }
+fi
 "$IXO" list > "$tmp/list"
 grep -q "exec:COMMAND" "$tmp/list" && ! grep -q "oracle-naive" "$tmp/list" ||
   { echo "FAIL: ixo list shows what ixo run does not accept"; cat "$tmp/list"; fails=$((fails + 1)); }

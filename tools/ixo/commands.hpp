@@ -27,6 +27,8 @@ int run(const Args& a);
 int check(const Args& a);
 int fuzz(Args a);
 int list();
+// Two backends on one case, bit for bit; the first difference placed in the native plan.
+int diff(const Args& a, int chunks, int mutant);
 // Prints the error (stderr; with --json also a JSON object on stdout) and returns `code`.
 int error_exit(bool json, int code, const std::string& kind, const std::string& message, const std::string& field);
 

@@ -7,6 +7,7 @@
 //   ixo check [--backend B]... [--json]              the whole suite: case groups, fixtures, properties
 //   ixo fuzz --seconds N [--backend B]... [--seed S] [--shard i/n] [--out DIR] [--coverage] [--json F]
 //   ixo mutate [--backend B]... [--json F]          mutation campaign (kill matrix)
+//   ixo diff CASE_DIR --backend A --backend B        first differing ids / score cell, placed in the plan
 //   ixo list                                         presets and the backends `ixo run` accepts
 // Exit codes: 0 pass, 1 fail, 2 bad input (the field named), 3 anything else.
 #include <CLI/CLI.hpp>
@@ -130,6 +131,15 @@ int main(int argc, char** argv) {
   mutate->add_option("--property-cases", mut_opt.property_cases, "cases per property check");
   mutate->add_flag("--no-mutants", mut_opt.no_mutants, "only the unmutated run");
 
+  int diff_chunks = 0, diff_mutant = 0;
+  auto* diff = app.add_subcommand("diff", "two backends on one case, bit for bit: the first differing ids and score cell, "
+                                          "with the CTA, program, tile row and KV chunk that computed it");
+  diff->add_option("case", a.case_dir, "case directory")->required();
+  add_backends(diff, a.backends, "the two backends to compare (--backend A --backend B)");
+  diff->add_option("--chunks", diff_chunks, "force the score kernels' KV chunk count on both (0: the plan's)");
+  diff->add_option("--mutant", diff_mutant, "run B with this catalogue mutant (test builds): what the bug changes");
+  diff->add_option("--exec-timeout", a.backend_opt.exec_timeout_s, "seconds an exec: backend may take per case");
+
   app.add_subcommand("list", "list presets and the backends ixo run accepts");
 
   try {
@@ -156,6 +166,7 @@ int main(int argc, char** argv) {
     if (*run) return ixo::cli::run(a);
     if (*check) return ixo::cli::check(a);
     if (*fuzz) return ixo::cli::fuzz(a);
+    if (*diff) return ixo::cli::diff(a, diff_chunks, diff_mutant);
     if (*mutate) {
       for (const auto& b : mut_opt.backends)
         if (b.rfind("exec:", 0) == 0) throw ixo::InputError("--backend", "mutate injects bugs into our own kernels; '" + b + "' is not one");

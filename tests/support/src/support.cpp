@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+
+#include "ixo/backend_diff.hpp"
+#include "ixo/case_run.hpp"
 
 namespace ixo::test {
 
@@ -442,18 +448,95 @@ JudgeOptions kernel_judge_options(bool exact_ids, std::uint32_t poison_bits) {
   return o;
 }
 
-::testing::AssertionResult verdict_ok(const Verdict& v, const Case& c, const std::string& what) {
+namespace {
+
+// The registry backend a failure message starts with ("cuda-rows straddle_minus2"), or "".
+std::string backend_named_in(const std::string& what) {
+  const std::string first = what.substr(0, what.find(' '));
+  for (const std::string& n : backend_names())
+    if (n == first) return n;
+  return "";
+}
+
+// The backend whose outputs a failing one is diffed against: the CPU twin of the same plan
+// for a CUDA backend (cuda-packed -> cpu-packed), the bitwise twin for a CPU one.
+std::string twin_of(const std::string& backend) {
+  if (backend.empty()) return "";
+  const BackendTraits t = backend_traits(backend);
+  if (t.family == "cuda" && backend.rfind("cuda-", 0) == 0) {
+    const std::string cpu = "cpu-" + backend.substr(5);
+    const auto names = backend_names();
+    if (std::find(names.begin(), names.end(), cpu) != names.end()) return cpu;
+  }
+  return t.bitwise_twin;
+}
+
+std::string current_test_name() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? std::string(info->test_suite_name()) + "." + info->name() : "no-test";
+}
+
+}  // namespace
+
+std::string failure_root() {
+  const char* dir = std::getenv("IXO_TEST_FAILURES");
+  return dir && *dir ? dir : (std::filesystem::current_path() / "ixo-test-failures").string();
+}
+
+::testing::AssertionResult verdict_ok(const Verdict& v, const Case& c, const std::string& what, bool exact_ids,
+                                      const Observed* observed) {
   if (v.pass) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << v.summary() << "\n  " << describe(c);
+  auto out = ::testing::AssertionFailure();
+  out << what << ": " << v.summary() << "\n  " << describe(c);
+  const std::string backend = backend_named_in(what);
+  constexpr std::size_t kMaxSavedK = std::size_t{256} << 20;  // a 4 GB offset-test cache is not copied to disk
+  if (c.k_view().size() > kMaxSavedK) {
+    out << "\n  (case not saved: its K is " << (c.k_view().size() >> 20) << " MiB, above the 256 MiB a failure saves)";
+    return out;
+  }
+  try {
+    const std::string root = failure_root();
+    require_writable_dir(root, "IXO_TEST_FAILURES");
+    Regression reg;
+    reg.dir = unique_regression_dir(root, backend.empty() ? "kernel" : backend, current_test_name(), 0);
+    reg.backend = backend.empty() ? "BACKEND" : backend;
+    reg.what = current_test_name() + ": " + what;
+    reg.report = v.summary();
+    write_case_regression(reg, c, exact_ids);
+    out << "\n  case saved: " << reg.dir << " (failure.txt beside it)\n  replay: " << replay_command(reg.dir, reg.backend);
+    if (!backend.empty()) {
+      const BackendTraits traits = backend_traits(backend);
+      const std::string place = failure_place(c, traits, v);
+      if (!place.empty()) out << "\n  first failing " << place;
+      const std::string twin = twin_of(backend);
+      if (!twin.empty()) {
+        out << "\n  diff:   ixo diff " << reg.dir << " --backend " << twin << " --backend " << backend;
+        if (observed != nullptr) {  // the twin diff, written beside the case
+          const Observed t = make_backend(twin)->run(c);
+          std::ofstream(std::filesystem::path(reg.dir) / "twin_diff.txt")
+              << diff_report(c, twin, backend_traits(twin), t, backend, traits, *observed);
+          out << "\n  twin diff: " << (std::filesystem::path(reg.dir) / "twin_diff.txt").string();
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    out << "\n  (the failing case could not be saved: " << e.what() << ")";
+  }
+  return out;
 }
 
 ::testing::AssertionResult matches_oracle(const Case& c, const Expected& e, const Observed& o, bool exact_ids,
                                           const std::string& what, std::uint32_t poison_bits) {
-  return verdict_ok(judge(c, e, o, kernel_judge_options(exact_ids, poison_bits)), c, what);
+  return verdict_ok(judge(c, e, o, kernel_judge_options(exact_ids, poison_bits)), c, what, exact_ids, &o);
 }
 
 ::testing::AssertionResult bitwise_equal(const Observed& a, const Observed& b, const Case& c, const std::string& what) {
-  return verdict_ok(compare_bitwise(a, b), c, what);
+  const Verdict v = compare_bitwise(a, b);
+  if (v.pass) return ::testing::AssertionSuccess();
+  auto out = verdict_ok(v, c, what);
+  const std::string backend = backend_named_in(what);
+  const BackendTraits traits = backend.empty() ? BackendTraits{} : backend_traits(backend);
+  return out << "\n  " << diff_report(c, "first", traits, a, "second", traits, b);
 }
 
 bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r) {

@@ -50,8 +50,18 @@ std::string describe(const Case& c);
 // the poison check on.
 JudgeOptions kernel_judge_options(bool exact_ids, std::uint32_t poison_bits = kScorePoisonBits);
 
-// Success when the verdict passes; otherwise its summary and the case description.
-::testing::AssertionResult verdict_ok(const Verdict& v, const Case& c, const std::string& what);
+// Success when the verdict passes. Otherwise its summary and the case description, and the
+// case saved for replay (issue 24: one failure culture): a directory under failure_root()
+// named after the backend and the test, with failure.txt, the `ixo check DIR --backend B`
+// replay line, the plan place (CTA, program, tile row, chunk) of the first failing cell and,
+// for a backend with a twin (cuda-X -> cpu-X, cpu-packed -> cpu-rows), the `ixo diff` line;
+// with `observed`, twin_diff.txt (the twin run in-process, first difference placed). B is the
+// first word of `what` when it names a registry backend.
+::testing::AssertionResult verdict_ok(const Verdict& v, const Case& c, const std::string& what, bool exact_ids = false,
+                                      const Observed* observed = nullptr);
+// Where failing kernel tests save their cases: $IXO_TEST_FAILURES, else ./ixo-test-failures
+// (ctest runs a test in its build directory).
+std::string failure_root();
 // Judge `o` against `e` with kernel_judge_options.
 ::testing::AssertionResult matches_oracle(const Case& c, const Expected& e, const Observed& o, bool exact_ids,
                                           const std::string& what,
