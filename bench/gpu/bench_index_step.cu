@@ -4,11 +4,15 @@
 // replays, timed with CUDA events, rotating among input sets so L2 is cold. The HBM read
 // ceiling (a pure 16-byte-load read kernel) and a device-to-device copy are measured in the
 // same run. Usage: bench_gpu_index_step [--reps N] [--out table.md] [--json rows.json] [--quick]
-//   [--chunks N]
+//   [--chunks N] [--gate]
 // --chunks N forces the score kernels' KV chunk count (IndexArgs::num_chunks; default: the
 // plan's), to measure the wave effects of the grid (CTAs per SM slot, start-up per CTA).
 // --json writes the same rows (and % of the floor, per-row and packed) for
 // bench/gpu/plot_floor.py, which draws docs/img/floor.png beside SGLang's anchors.
+// --gate times every step with the performance gate's protocol instead (graph_replay.cuh: 5
+// warm-up + 20 timed replays of a graph of 120 steps rotating among the input sets, CV <= 3 %
+// or measured again) and adds the per-row and packed steps as gate cases ("cases": us per
+// step, CV) to the JSON, for ci/gpu-perf-gate.py; --reps is then ignored.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,35 +32,13 @@
 
 #include "cuda_check.hpp"
 #include "event_timing.cuh"
+#include "graph_replay.cuh"
+#include "k_cache_fill.cuh"
+#include "read_ceiling.cuh"
 
 namespace gpu = ixo::gpu;
 namespace {
 
-
-__device__ __forceinline__ std::uint32_t hash32(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return static_cast<std::uint32_t>(x);
-}
-// Random bf16 in about [-2, 2) (never NaN) or random finite e4m3fn codes.
-__global__ void init_k(std::uint8_t* k, std::size_t n_elems, int fp8, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n_elems; i += (std::size_t)gridDim.x * blockDim.x) {
-    const std::uint32_t h = hash32(i * 0x9E3779B97F4A7C15ull + seed);
-    if (fp8) {
-      std::uint8_t c = static_cast<std::uint8_t>(h & 0xFF);
-      if ((c & 0x7F) == 0x7F) c &= 0xFE;  // no NaN
-      k[i] = c;
-    } else {
-      const float f = (static_cast<float>(h & 0xFFFF) / 32768.0f) - 1.0f;
-      std::uint32_t u;
-      std::memcpy(&u, &f, 4);
-      reinterpret_cast<std::uint16_t*>(k)[i] = static_cast<std::uint16_t>(u >> 16);
-    }
-  }
-}
 struct Shape {
   int requests;
   std::int64_t prefix;
@@ -76,9 +58,12 @@ float time_graphs(const std::vector<cudaGraphExec_t>& graphs, int reps, cudaStre
 struct Row {
   std::string shape, kdt;
   double rows_us, packed_us, packed_score_us, topk_us, unique_bytes, rows_bytes;
+  std::string gate_name;                            // e.g. index_step/16x131072/bf16
+  ixo_bench::ReplayStats rows_stats, packed_stats;  // --gate only
 };
 
-Row run_shape(const Shape& sh, int reps, int chunks, cudaStream_t st) {
+// gate: nullptr, or the gate's protocol (then `reps` is not used).
+Row run_shape(const Shape& sh, int reps, int chunks, const ixo_bench::ReplayProtocol* gate, cudaStream_t st) {
   const int ndt = 4;
   const std::int64_t R = static_cast<std::int64_t>(sh.requests) * ndt, D = 128;
   const std::int64_t width = sh.prefix + ndt;
@@ -99,15 +84,7 @@ Row run_shape(const Shape& sh, int reps, int chunks, cudaStream_t st) {
     slots[r] = sh.requests - 1 - r / ndt;
     lens[r] = sh.prefix + (r % ndt) + 1;
   }
-  std::vector<std::uint16_t> q(static_cast<std::size_t>(R * D));
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> U(-1.f, 1.f);
-  for (auto& x : q) {
-    const float f = U(rng);
-    std::uint32_t u;
-    std::memcpy(&u, &f, 4);
-    x = static_cast<std::uint16_t>(u >> 16);
-  }
+  const std::vector<std::uint16_t> q = ixo_bench::random_bf16_bits(static_cast<std::size_t>(R * D), 11);
 
   gpu::IndexArgs base;
   base.R = R;
@@ -139,7 +116,7 @@ Row run_shape(const Shape& sh, int reps, int chunks, cudaStream_t st) {
   for (int s = 0; s < sets; ++s) {
     auto& a = args[s];
     auto* k = static_cast<std::uint8_t*>(dmalloc(kbytes));
-    init_k<<<4096, 256, 0, st>>>(k, static_cast<std::size_t>(S) * D, sh.fp8, 1234 + s);
+    ixo_bench::init_k<<<4096, 256, 0, st>>>(k, static_cast<std::size_t>(S) * D, sh.fp8, 1234 + s);
     CK(cudaGetLastError());
     a.k_cache = k;
     auto* dq = static_cast<std::uint16_t*>(dmalloc(q.size() * 2));
@@ -163,16 +140,19 @@ Row run_shape(const Shape& sh, int reps, int chunks, cudaStream_t st) {
   CL(gpu::launch_index_step(args[0], false, st));
   CL(gpu::launch_index_step(args[0], true, st));
   CK(cudaStreamSynchronize(st));
-  auto capture = [&](int which) {  // 0 rows step, 1 packed step, 2 packed score only, 3 topk only
+  auto enqueue = [&](int which, const gpu::IndexArgs& a) {  // 0 rows step, 1 packed step, 2 packed score only, 3 topk only
+    if (which == 0) CL(gpu::launch_index_step(a, false, st));
+    if (which == 1) CL(gpu::launch_index_step(a, true, st));
+    if (which == 2) CL(gpu::launch_score_packed(a, st));
+    if (which == 3) CL(gpu::launch_topk(a, st));
+  };
+  auto capture = [&](int which) {  // one graph per input set
     std::vector<cudaGraphExec_t> ex;
     for (int s = 0; s < sets; ++s) {
       cudaGraph_t g;
       cudaGraphExec_t e;
       CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-      if (which == 0) CL(gpu::launch_index_step(args[s], false, st));
-      if (which == 1) CL(gpu::launch_index_step(args[s], true, st));
-      if (which == 2) CL(gpu::launch_score_packed(args[s], st));
-      if (which == 3) CL(gpu::launch_topk(args[s], st));
+      enqueue(which, args[s]);
       CK(cudaStreamEndCapture(st, &g));
       CK(cudaGraphInstantiate(&e, g, 0));
       cudaGraphDestroy(g);
@@ -186,8 +166,22 @@ Row run_shape(const Shape& sh, int reps, int chunks, cudaStream_t st) {
                 sh.permuted ? ", permuted token slots" : "");
   row.shape = buf;
   row.kdt = sh.fp8 ? "e4m3fn" : "bf16";
+  std::snprintf(buf, sizeof buf, "index_step/%dx%lld%s/%s", sh.requests, static_cast<long long>(sh.prefix),
+                sh.permuted ? "-permuted" : "", row.kdt.c_str());
+  row.gate_name = buf;
   double* outs[4] = {&row.rows_us, &row.packed_us, &row.packed_score_us, &row.topk_us};
   for (int w = 0; w < 4; ++w) {
+    if (gate) {  // one graph of calls_per_replay launches, call c on input set c % sets
+      const cudaGraphExec_t g = ixo_bench::capture_graph(st, [&] {
+        for (int c = 0; c < gate->calls_per_replay; ++c) enqueue(w, args[c % sets]);
+      });
+      const ixo_bench::ReplayStats stats = ixo_bench::time_replays({g}, *gate, st);
+      *outs[w] = stats.us_per_call;
+      if (w == 0) row.rows_stats = stats;
+      if (w == 1) row.packed_stats = stats;
+      cudaGraphExecDestroy(g);
+      continue;
+    }
     auto ex = capture(w);
     *outs[w] = time_graphs(ex, reps, st);
     for (auto e : ex) cudaGraphExecDestroy(e);
@@ -217,6 +211,7 @@ int main(int argc, char** argv) {
   int reps = 50;
   bool quick = false;
   int chunks = 0;
+  bool gate = false;
   std::string out, json_path;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -224,7 +219,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--chunks") && i + 1 < argc) chunks = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--gate")) gate = true;
   }
+  const ixo_bench::ReplayProtocol gate_protocol = ixo_bench::gate_protocol();
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
     std::printf("no CUDA device: benchmark skipped\n");
@@ -236,33 +233,15 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
   // Ceilings: pure read of 4 GiB (16-byte loads) and a 2 GiB device copy (read + write).
-  double read_gbs, copy_gbs;
-  {
-    const std::size_t n = std::size_t(4) << 30;
-    void *a, *b;
-    unsigned* sink;
-    CK(cudaMalloc(&a, n));
-    CK(cudaMalloc(&b, n / 2));
-    CK(cudaMalloc(&sink, 4));
-    CK(cudaMemset(a, 1, n));
-    const float read_us = ixo_bench::median_event_us(st, 3, 20, [&](int) {
-      ixo_bench::read_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(static_cast<const uint4*>(a), n / 16, sink);
-    });
-    read_gbs = n / (read_us * 1e-6) / 1e9;
-    const float copy_us =
-        ixo_bench::median_event_us(st, 3, 10, [&](int) { CK(cudaMemcpyAsync(b, a, n / 2, cudaMemcpyDeviceToDevice, st)); });
-    copy_gbs = 2.0 * (n / 2) / (copy_us * 1e-6) / 1e9;
-    cudaFree(a);
-    cudaFree(b);
-    cudaFree(sink);
-  }
+  const ixo_bench::BandwidthCeilings ceilings = ixo_bench::measure_ceilings(prop, st);
+  const double read_gbs = ceilings.read_gbs, copy_gbs = ceilings.copy_gbs;
 
   std::vector<Shape> shapes = {{16, 131072, 0, false}, {16, 131072, 1, false}, {32, 524288, 0, false},
                                {32, 524288, 1, false}, {16, 131072, 0, true}};
   if (quick) shapes = {{16, 131072, 0, false}, {16, 131072, 1, false}};
   std::vector<Row> rows;
   for (const auto& sh : shapes) {
-    rows.push_back(run_shape(sh, reps, chunks, st));
+    rows.push_back(run_shape(sh, reps, chunks, gate ? &gate_protocol : nullptr, st));
     const Row& r = rows.back();
     std::fprintf(stderr, "%s %s: rows %.1f us, packed %.1f us (score %.1f, topk %.1f)\n", r.shape.c_str(), r.kdt.c_str(),
                  r.rows_us, r.packed_us, r.packed_score_us, r.topk_us);
@@ -270,10 +249,19 @@ int main(int argc, char** argv) {
 
   std::string t;
   char line[512];
-  std::snprintf(line, sizeof line,
-                "Device: %s, %d SMs. Ceilings measured in this run: pure read %.0f GB/s, device copy %.0f GB/s "
-                "(read + written). Median of %d CUDA-graph replays (CUDA events), inputs rotated so L2 is cold.\n\n",
-                prop.name, prop.multiProcessorCount, read_gbs, copy_gbs, reps);
+  if (gate) {
+    std::snprintf(line, sizeof line,
+                  "Device: %s, %d SMs. Ceilings measured in this run: pure read %.0f GB/s, device copy %.0f GB/s "
+                  "(read + written). Gate protocol: %d warm-up + %d timed replays (CUDA events) of a graph of %d "
+                  "steps rotating among the input sets; us per step = median replay / %d.\n\n",
+                  prop.name, prop.multiProcessorCount, read_gbs, copy_gbs, gate_protocol.warmup_replays,
+                  gate_protocol.timed_replays, gate_protocol.calls_per_replay, gate_protocol.calls_per_replay);
+  } else {
+    std::snprintf(line, sizeof line,
+                  "Device: %s, %d SMs. Ceilings measured in this run: pure read %.0f GB/s, device copy %.0f GB/s "
+                  "(read + written). Median of %d CUDA-graph replays (CUDA events), inputs rotated so L2 is cold.\n\n",
+                  prop.name, prop.multiProcessorCount, read_gbs, copy_gbs, reps);
+  }
   t += line;
   if (chunks > 0) t += "Score kernels' KV chunk count forced to " + std::to_string(chunks) + " (--chunks).\n\n";
   t += "| shape | K | per-row step us | packed step us | speedup | packed score alone us | top-k alone us | "
@@ -292,11 +280,11 @@ int main(int argc, char** argv) {
   std::printf("%s", t.c_str());
   if (!json_path.empty()) {
     nlohmann::json j;
-    j["device"] = prop.name;
-    j["sms"] = prop.multiProcessorCount;
+    j["benchmark"] = "bench_gpu_index_step";
+    ixo_bench::add_device_fields(j, prop);
     j["read_gbs"] = read_gbs;
     j["copy_gbs"] = copy_gbs;
-    j["reps"] = reps;
+    j["reps"] = gate ? gate_protocol.timed_replays : reps;
     j["forced_chunks"] = chunks;  // 0: the plan's
     j["rows"] = nlohmann::json::array();
     for (const Row& r : rows) {
@@ -306,6 +294,14 @@ int main(int argc, char** argv) {
                            {"unique_mb", r.unique_bytes / 1e6}, {"per_row_read_mb", r.rows_bytes / 1e6},
                            {"floor_us", floor_us}, {"packed_pct_of_floor", 100.0 * floor_us / r.packed_us},
                            {"per_row_pct_of_floor", 100.0 * floor_us / r.rows_us}});
+    }
+    if (gate) {  // the gate's cases: the two steps (score alone and top-k alone stay in "rows")
+      j["protocol"] = ixo_bench::protocol_json(gate_protocol);
+      j["cases"] = nlohmann::json::array();
+      for (const Row& r : rows) {
+        j["cases"].push_back(ixo_bench::case_json(r.gate_name + "/per_row", r.rows_stats));
+        j["cases"].push_back(ixo_bench::case_json(r.gate_name + "/packed", r.packed_stats));
+      }
     }
     std::ofstream(json_path) << j.dump(2) << "\n";
   }
