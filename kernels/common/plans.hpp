@@ -39,15 +39,27 @@ IXO_HD int num_kv_chunks(std::int64_t batch, std::int64_t hk, std::int64_t total
 // against 833; one shape of eight is slower (per-row 32 x 524288 e4m3fn +2 %).
 constexpr std::int64_t kScoreGridPrograms = 1024;
 
+// The chunk cap (blocks of the widest possible row, NB, graph-constant, per score program):
+// a program takes kChunkBlocks = 16 blocks (4 per warp: the cp.async pipeline stays full),
+// unless the grid would then have fewer than kFillPrograms = 256 programs (about two CTAs an
+// SM on the H200's 132): then chunks are split further, down to kMinChunkBlocks = 4 (one per
+// warp). The latency suite (session 12) measured the old cap (16 blocks, always) on 8 rows of
+// 4K tokens: 8 CTAs, 35 us a step for 0.8 MB of K; 4 blocks always: 16 us there, but 30 % slower
+// where 16 blocks already gave ~256 programs (1024 short programs). The throughput shapes
+// never reach the cap (1024 programs' worth of chunks come first).
+constexpr std::int64_t kChunkBlocks = 16, kMinChunkBlocks = 4, kFillPrograms = 256;
+
 // The score kernels' chunk plan (native twin, CUDA, HIP): num_kv_chunks(batch, hk,
-// kScoreGridPrograms), capped so a program gets at least 16 blocks of the widest possible
-// row (NB, graph-constant): 4 per warp, enough to keep the GPU's cp.async pipeline full.
-// `forced` > 0 overrides it. The scores do not depend on the chunk plan (property
-// ChunkingChangesNothing).
+// kScoreGridPrograms), capped as above. `forced` > 0 overrides it. The scores do not depend on
+// the chunk plan (property ChunkingChangesNothing).
 IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
   if (forced > 0) return forced;
   const int c = num_kv_chunks(batch, hk, kScoreGridPrograms);
-  const std::int64_t cap = NB / 16 > 1 ? NB / 16 : 1;
+  const std::int64_t programs = batch * hk > 0 ? batch * hk : 1;
+  const std::int64_t fill = (kFillPrograms + programs - 1) / programs;  // chunks that make 256 programs
+  std::int64_t cap = NB / kChunkBlocks > fill ? NB / kChunkBlocks : fill;
+  if (cap > NB / kMinChunkBlocks) cap = NB / kMinChunkBlocks;
+  if (cap < 1) cap = 1;
   return c < cap ? c : static_cast<int>(cap);
 }
 

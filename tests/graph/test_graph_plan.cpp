@@ -199,7 +199,7 @@ std::string run_random(std::uint64_t seed, int iters, bool packed, bool force_ch
 
 TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
   // The plan sees no lengths and no pointers: two batches of the same maxima share it, and
-  // it is the documented grid (batch * chunks, Hk) with chunks from num_kv_chunks capped at NB/16.
+  // it is the documented grid (batch * chunks, Hk) with chunks from num_kv_chunks capped as plans.hpp's score_chunks says (hand-worked values).
   IndexArgs a;
   a.R = 32;
   a.Hq = 8;
@@ -209,8 +209,8 @@ TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
   const plan::ScoreGrid rows = plan::score_grid(a, false), packed = plan::score_grid(a, true);
   EXPECT_EQ(rows.pack, 1);
   EXPECT_EQ(packed.pack, 4);
-  EXPECT_EQ(rows.chunks, std::min<int>(common::num_kv_chunks(32, 2), 51 / 16));
-  EXPECT_EQ(packed.chunks, std::min<int>(common::num_kv_chunks(8, 2), 51 / 16));
+  EXPECT_EQ(rows.chunks, 4);     // 64 programs: 256 / 64 = 4 chunks fill the grid (51 / 16 = 3)
+  EXPECT_EQ(packed.chunks, 12);  // 16 programs: fill 16, capped at 51 / 4 = 12 blocks of 4
   EXPECT_EQ(rows.grid_x(), 32 * rows.chunks);
   EXPECT_EQ(packed.grid_x(), 8 * packed.chunks);
   EXPECT_EQ(rows.hk, 2);
@@ -225,7 +225,7 @@ TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
   const plan::ScoreGrid rg = plan::score_grid(ragged, true);
   EXPECT_EQ(rg.pack, 4);
   EXPECT_EQ(rg.batch, 7 + 2);
-  EXPECT_EQ(rg.chunks, std::min<int>(common::num_kv_chunks(9, 2), 51 / 16));
+  EXPECT_EQ(rg.chunks, 12);      // 18 programs: fill 15, capped at 51 / 4 = 12
   EXPECT_EQ(rg.grid_x(), 9 * rg.chunks);
   // Forced chunk counts are taken as they are.
   IndexArgs forced = a;

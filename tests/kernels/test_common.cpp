@@ -382,15 +382,18 @@ TEST(KernelsCommon, ProgramChunkCoversTheGridOnceInItsOrder) {
       }
 }
 
-// The plans of plans.hpp: the chunk plan (the GPU's NB / 16 cap), the top-k plan and the
+// The plans of plans.hpp: the chunk plan (the GPU's NB / kMinChunkBlocks cap), the top-k plan and the
 // tile row plan.
 TEST(KernelsCommon, ChunkTopkAndRowPlans) {
   EXPECT_EQ(cm::score_chunks(32, 1, 100000), 32);  // 1024 programs / 32; cap 6250: not reached
   EXPECT_EQ(cm::score_chunks(64, 1, 1024), 16);     // per-row 16 x 131072 (bench): 1024 CTAs
-  EXPECT_EQ(cm::score_chunks(16, 1, 1024), 64);     // packed: 64 = the NB / 16 cap
+  EXPECT_EQ(cm::score_chunks(16, 1, 1024), 64);     // packed 16 x 131072: 1024 / 16 (cap 256: not reached)
   EXPECT_EQ(cm::score_chunks(48, 1, 100000), 16);   // 21.3 rounded down to a power of two
   EXPECT_EQ(cm::score_chunks(4096, 1, 100000), 1);
-  EXPECT_EQ(cm::score_chunks(32, 1, 51), 3);                             // 128 capped at 51 / 16
+  EXPECT_EQ(cm::score_chunks(32, 1, 51), 8);    // 32 capped at the fill 256 / 32 (above 51 / 16 = 3, below 51 / 4)
+  EXPECT_EQ(cm::score_chunks(8, 1, 32), 8);     // 8 rows of 4K tokens: fill 32, capped at 32 / 4 blocks
+  EXPECT_EQ(cm::score_chunks(4, 4, 297), 18);   // 4 groups x 4 heads of 38K: 297 / 16 = 18 (fill 16)
+  EXPECT_EQ(cm::score_chunks(8, 1, 212), 32);   // 8 rows of 27K: fill 256 / 8 = 32 (212 / 16 = 13)
   EXPECT_EQ(cm::score_chunks(32, 1, 7), 1);
   EXPECT_EQ(cm::score_chunks(32, 1, 51, 5), 5);  // forced
   EXPECT_TRUE(cm::packed_plan_fits(4, 8, 2));    // 4 * 4 tile rows

@@ -156,14 +156,14 @@ TEST(CpuTwin, PackedPlanAndFallback) {
     big.Hq = 4;
     big.Hk = 2;
     big.cfg.packed_queries = 4;
-    big.width = 4096 * big.cfg.block_size;  // NB 4096: the NB / 16 cap (256) is not reached
+    big.width = 4096 * big.cfg.block_size;  // NB 4096: the chunk cap (NB / 16 = 256) is not reached
     const auto p = ixo::cpu::plan_for(big, true, def);
     EXPECT_EQ(p.pack, 4);
     EXPECT_EQ(p.chunks, 16);  // 1024 / (32 groups * 2 heads)
     EXPECT_EQ(p.programs(), 32 * 16 * 2);
     EXPECT_EQ(ixo::cpu::plan_for(big, false, def).chunks, 4);  // 1024 / (128 rows * 2 heads)
-    big.width = 51 * big.cfg.block_size;  // NB 51: at most 51 / 16 = 3 chunks, as the GPU grid
-    EXPECT_EQ(ixo::cpu::plan_for(big, true, def).chunks, 3);
+    big.width = 51 * big.cfg.block_size;  // NB 51: 64 programs fill 256 with 4 chunks (51 / 16 = 3), as the GPU grid
+    EXPECT_EQ(ixo::cpu::plan_for(big, true, def).chunks, 4);
   }
   EXPECT_EQ(ixo::cpu::plan_for(named("gqa_8_1_p4").make(), true, def).pack, 1);  // 32 tile rows
   EXPECT_EQ(ixo::cpu::plan_for(named("gqa_4_1_p5").make(), true, def).pack, 1);  // 20 tile rows

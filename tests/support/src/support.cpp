@@ -276,8 +276,8 @@ std::vector<NamedCase> build() {
   // Dispatch thresholds +-1 (kernels/common/indexer_common.hpp, kernels/gpu/launch_plan.hpp,
   // indexer_kernels.cuh): pack * Hq/Hk around the 16-row tile (packed vs per-row plan); the
   // chunk count common::score_chunks around 1024 / 2^k (kScoreGridPrograms; batch 3, 4, 5
-  // at 256 -> 128 chunks; 511..513 at 2 -> 1) with the NB / 16 cap out of the way, and NB
-  // around that cap (31, 32, 33: 1 -> 2 chunks); nb around the top-k kernel's shared-memory key limit
+  // at 256 -> 128 chunks; 511..513 at 2 -> 1) with the NB / 4 cap out of the way, and NB
+  // around that cap (7, 8, 9: 1 -> 2 chunks); nb around the top-k kernel's shared-memory key limit
   // (8192) and the trivial-row shortcut (nb = topk +-1 with topk 2048).
   for (int p : {15, 16, 17})
     add("threshold_pack_gqa" + std::to_string(p), GenSpec(small()).rows(2, p).heads(1, 1, 32).blocks(16, 3, 0, 1));
@@ -289,7 +289,7 @@ std::vector<NamedCase> build() {
     s.permute_tokens = false;
     add("threshold_chunks2_batch" + std::to_string(rows), s);
   }
-  for (int nb : {31, 32, 33}) {
+  for (int nb : {7, 8, 9}) {
     GenSpec s = GenSpec{}.rows(1, 1).heads(2, 1, 32).lengths({16 * nb - 1}).blocks(16, 4, 0, 1);
     s.extra_width = 0;  // NB = nb
     add("threshold_nb_cap" + std::to_string(nb), s);
