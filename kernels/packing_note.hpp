@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "common/indexer_common.hpp"
+#include "case_config.hpp"
+#include "common/plans.hpp"
 #include "ixo/case.hpp"
 
 namespace ixo {
@@ -23,10 +24,13 @@ inline std::string ungrouped_rows_note(const Case& c) {
   const int P = c.cfg.packed_queries;
   if (P <= 1 || c.R <= 0) return "";
   const std::string group = "packed group of " + std::to_string(P);
-  const std::int64_t gqa = c.Hk > 0 ? c.Hq / c.Hk : 0;
-  if (gqa < 1 || !common::pack_fits(P, static_cast<int>(gqa)))
+  // The packed backends' own plan (common::native_plan, program_tiles): nothing restated here.
+  const common::NativePlan plan = common::native_plan(index_config(c), true);
+  if (plan.pack == 1) {
+    const std::int64_t gqa = c.Hk > 0 ? c.Hq / c.Hk : 0;
     return "packed_queries " + std::to_string(P) + " x Hq/Hk " + std::to_string(gqa) + " = " + std::to_string(P * gqa) +
            " tile rows exceed one " + std::to_string(common::kTileRows) + "-row tile: every row runs per row";
+  }
   // Ranges of rows that do not pack, with their reason; adjacent ones of one reason merged.
   struct Range {
     std::int64_t first, last;
@@ -41,10 +45,12 @@ inline std::string ungrouped_rows_note(const Case& c) {
   };
   static const char* const kMixed = "mixed slot ids";
   static const char* const kPartial = "partial group";
-  const std::int64_t whole = c.R / P;
-  for (std::int64_t g = 0; g < whole; ++g)
-    if (!common::group_packs(c.slot_ids.data(), g * P, P, P)) add(g * P, g * P + P - 1, kMixed);
-  if (c.R % P != 0) add(whole * P, c.R - 1, kPartial);
+  for (std::int64_t x = 0; x < plan.batch; ++x) {
+    const common::ProgramTiles pt = common::program_tiles(c.slot_ids.data(), x, c.R, plan.pack);
+    if (pt.pack > 1) continue;  // one packed tile
+    const std::int64_t rows = static_cast<std::int64_t>(pt.count) * pt.pack;
+    add(pt.first, pt.first + rows - 1, rows == P ? kMixed : kPartial);  // a whole group, or a trailing row
+  }
   if (ranges.empty()) return "";
 
   std::int64_t rows = 0;
