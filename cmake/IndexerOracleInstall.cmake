@@ -23,6 +23,8 @@ set(IXO_INSTALL_KERNELS_INCLUDEDIR include/indexer-oracle/kernels)
 # Public name -> target. Static libraries carry their private dependencies as link-only
 # entries, so every library in the link closure is exported (the helpers under their own names).
 set(ixo_public reference ixo_reference backends ixo_backends suite ixo_suite)
+# The reference layer's parts (reference = all three; kernels link case only).
+set(ixo_reference_parts case ixo_case oracle ixo_oracle generators ixo_generators)
 set(ixo_helpers kernels_common ixo_kernels_common cpu_twin ixo_cpu_twin properties ixo_properties
                 fixtures ixo_fixtures warnings ixo_warnings)
 if(TARGET ixo_conformance)  # GoogleTest registration of the whole suite for an outside kernel
@@ -34,7 +36,7 @@ foreach(gpu_target gpu ixo_gpu gpu_cp ixo_gpu_cp)
   endif()
 endforeach()
 set(ixo_exported)
-set(ixo_all ${ixo_public} ${ixo_helpers})
+set(ixo_all ${ixo_public} ${ixo_reference_parts} ${ixo_helpers})
 while(ixo_all)
   list(POP_FRONT ixo_all name target)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})

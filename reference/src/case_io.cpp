@@ -301,17 +301,4 @@ void save_observed(const Observed& o, const std::string& dir) {
     write_npy((fs::path(dir) / "scores.npy").string(), "<f4", {o.Hq, o.R, o.NB}, o.scores.data(), o.scores.size() * 4);
 }
 
-Observed expected_as_observed(const Expected& e) {
-  Observed o;
-  o.Hq = e.Hq;
-  o.R = e.R;
-  o.topk = e.topk;
-  o.topk_idx = e.topk_idx;
-  o.has_scores = true;
-  o.NB = e.NB;
-  o.scores.resize(e.score.size());
-  for (std::size_t i = 0; i < e.score.size(); ++i) o.scores[i] = static_cast<float>(e.score[i]);
-  return o;
-}
-
 }  // namespace ixo

@@ -29,4 +29,17 @@ void select_topk(const double* scores, std::int64_t nb, std::int64_t topk, std::
   std::copy(ids.begin(), ids.begin() + topk, out);
 }
 
+Observed expected_as_observed(const Expected& e) {
+  Observed o;
+  o.Hq = e.Hq;
+  o.R = e.R;
+  o.topk = e.topk;
+  o.topk_idx = e.topk_idx;
+  o.has_scores = true;
+  o.NB = e.NB;
+  o.scores.resize(e.score.size());
+  for (std::size_t i = 0; i < e.score.size(); ++i) o.scores[i] = static_cast<float>(e.score[i]);
+  return o;
+}
+
 }  // namespace ixo

@@ -6,7 +6,6 @@
 
 #include "ixo/case.hpp"
 #include "ixo/observed.hpp"
-#include "ixo/oracle.hpp"
 
 namespace ixo {
 
@@ -22,7 +21,5 @@ void save_case(const Case& c, const std::string& dir);
 // Load an implementation's outputs (scores optional: empty path = none) and check shapes.
 Observed load_observed(const Case& c, const std::string& topk_path, const std::string& scores_path);
 void save_observed(const Observed& o, const std::string& dir);
-// The oracle's outputs in the same files (scores as float32).
-Observed expected_as_observed(const Expected& e);
 
 }  // namespace ixo

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ixo/case.hpp"
+#include "ixo/observed.hpp"
 
 namespace ixo {
 
@@ -31,5 +32,9 @@ Expected oracle(const Case& c);
 // Selection from a row of forced scores (score desc, lower id first, NaN lowest;
 // nb <= topk gives 0..nb-1); writes topk ids ascending, -1 padded.
 void select_topk(const double* scores, std::int64_t nb, std::int64_t topk, std::int32_t* out);
+
+// The oracle's outputs as an implementation's (scores as float32): save_observed writes them
+// as topk_idx.npy and scores.npy.
+Observed expected_as_observed(const Expected& e);
 
 }  // namespace ixo
