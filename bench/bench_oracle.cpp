@@ -4,9 +4,11 @@
 // wall time: the fast oracle on the generated case (oracle: K on the heap in 4 KiB pages),
 // the same case saved and loaded back (loaded: load_case's heap K, huge pages advised;
 // mapped: K mapped from k_cache.npy, as `ixo ref` loads it), the naive loop version,
-// and a plain sequential read of the unique K bytes, all measured in this run.
+// a plain sequential read of the unique K bytes, and the CLI's whole path (cli: `ixo ref CASE
+// --out DIR` as a child process on the saved case: start, load, validate, score, write),
+// all measured in this run.
 // Run: ./build/bench/bench_oracle --benchmark_repetitions=5 (IXO_BENCH_PREFIX=N shrinks
-// the prefix for a quick look; the mapped case is written under TMPDIR or /tmp).
+// the prefix for a quick look; the cases are written under TMPDIR or /tmp).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <omp.h>
@@ -15,9 +17,15 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <numeric>
 
 #include <filesystem>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ixo/case_io.hpp"
 #include "ixo/generate.hpp"
@@ -55,6 +63,43 @@ const ixo::Case& loaded_case(ixo::KDtype t, bool mapped) {
     std::filesystem::remove_all(dir);  // a mapping keeps the data
   }
   return it->second;
+}
+
+// The saved bf16 / e4m3fn case directory that `ixo ref` reads (written once, removed at exit).
+struct SavedCase {
+  std::filesystem::path dir;
+  explicit SavedCase(ixo::KDtype t) {
+    const char* tmp = std::getenv("TMPDIR");
+    dir = std::filesystem::path(tmp ? tmp : "/tmp") / fmt::format("ixo-bench-cli-{}-{}", ixo::to_string(t), getpid());
+    ixo::save_case(bench_case(t), (dir / "case").string());
+  }
+  ~SavedCase() { std::filesystem::remove_all(dir); }
+};
+
+const SavedCase& saved_case(ixo::KDtype t) {
+  static std::map<ixo::KDtype, std::unique_ptr<SavedCase>> cache;
+  auto& p = cache[t];
+  if (!p) p = std::make_unique<SavedCase>(t);
+  return *p;
+}
+
+extern "C" char** environ;
+
+// Runs `ixo ref CASE --out DIR` (stdout to /dev/null) and returns its exit status.
+int run_ixo_ref(const SavedCase& s) {
+  const std::string casedir = (s.dir / "case").string(), out = (s.dir / "out").string();
+  std::vector<std::string> args = {IXO_BINARY, "ref", casedir, "--out", out};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int status = -1;
+  if (posix_spawn(&pid, IXO_BINARY, &fa, nullptr, argv.data(), environ) == 0) waitpid(pid, &status, 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 // K bytes each row reads (its own visible tokens), summed over rows.
@@ -101,6 +146,21 @@ void BM_OracleMapped(benchmark::State& state, ixo::KDtype t) {
   state.SetBytesProcessed(static_cast<std::int64_t>(k_bytes(c) * static_cast<double>(state.iterations())));
 }
 
+// The CLI's whole path: process start, load_case_mapped, validate, oracle, writing the
+// two .npy files. One untimed run first (page cache, output files present).
+void BM_CliRef(benchmark::State& state, ixo::KDtype t) {
+  const auto& s = saved_case(t);
+  std::filesystem::create_directories(s.dir / "out");
+  if (run_ixo_ref(s) != 0) {
+    state.SkipWithError("ixo ref failed");
+    return;
+  }
+  int rc = 0;
+  timed(state, fmt::format("cli/{}", ixo::to_string(t)), [&] { rc |= run_ixo_ref(s); });
+  if (rc != 0) state.SkipWithError("ixo ref failed");
+  state.SetBytesProcessed(static_cast<std::int64_t>(k_bytes(bench_case(t)) * static_cast<double>(state.iterations())));
+}
+
 void BM_Naive(benchmark::State& state, ixo::KDtype t) {
   const auto& c = bench_case(t);
   timed(state, fmt::format("naive/{}", ixo::to_string(t)), [&] { benchmark::DoNotOptimize(ixo::oracle_naive(c)); });
@@ -128,11 +188,13 @@ BENCHMARK_CAPTURE(BM_SequentialRead, bf16, ixo::KDtype::bf16)->Iterations(9)->Un
 BENCHMARK_CAPTURE(BM_Oracle, bf16, ixo::KDtype::bf16)->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_OracleLoaded, bf16, ixo::KDtype::bf16)->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_OracleMapped, bf16, ixo::KDtype::bf16)->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CliRef, bf16, ixo::KDtype::bf16)->Iterations(5)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Naive, bf16, ixo::KDtype::bf16)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SequentialRead, e4m3fn, ixo::KDtype::e4m3fn)->Iterations(9)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Oracle, e4m3fn, ixo::KDtype::e4m3fn)->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_OracleLoaded, e4m3fn, ixo::KDtype::e4m3fn)->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_OracleMapped, e4m3fn, ixo::KDtype::e4m3fn)->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CliRef, e4m3fn, ixo::KDtype::e4m3fn)->Iterations(5)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Naive, e4m3fn, ixo::KDtype::e4m3fn)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
@@ -149,11 +211,11 @@ int main(int argc, char** argv) {
              "vs read");
   for (const char* t : {"bf16", "e4m3fn"}) {
     const std::string k = t;
-    if (!g_seconds.count("oracle/" + k) && !g_seconds.count("mapped/" + k)) continue;
+    if (!g_seconds.count("oracle/" + k) && !g_seconds.count("mapped/" + k) && !g_seconds.count("cli/" + k)) continue;
     const auto& c = bench_case(k == "bf16" ? ixo::KDtype::bf16 : ixo::KDtype::e4m3fn);
     const double unique = k_bytes(c), rows = row_k_bytes(c);
     const double read = g_seconds.count("read/" + k) ? g_seconds["read/" + k] : 0;
-    for (const char* run : {"oracle", "loaded", "mapped", "naive", "read"}) {
+    for (const char* run : {"oracle", "loaded", "mapped", "cli", "naive", "read"}) {
       const auto it = g_seconds.find(std::string(run) + "/" + k);
       if (it == g_seconds.end()) continue;
       const double s = it->second;

@@ -293,4 +293,35 @@ TEST(ValidateProducts, OverflowingShapeProductsAreNamed) {
   expect(c, "req_to_token", "elements rows x width = 4611686018427387904 x 4 overflows int64");
 }
 
+// The slot-range check scans each table row once up to the longest prefix any row reads from
+// it: a bad slot that only a later, longer row of the same table row reads is named with that
+// row; a slot past every row's length is never read and is accepted; -S and S - 1 are in range.
+TEST(ValidateSlots, ABadSlotReadOnlyByTheLongerRowOfASharedTableRowIsNamedWithThatRow) {
+  ixo::Case c = ixo::generate(ixo::preset("tiny"), 3);
+  ASSERT_GE(c.R, 2);
+  ASSERT_GE(c.width, 12);
+  c.slot_ids[1] = c.slot_ids[0];
+  c.seq_lens[0] = 5;
+  c.seq_lens[1] = 9;
+  const std::int64_t b = ixo::table_row(c, 0);
+  ASSERT_GE(b, 0);
+  for (std::int64_t r = 2; r < c.R; ++r) c.seq_lens[r] = 0;  // only rows 0 and 1 read
+  auto slot = [&](std::int64_t t) -> std::int32_t& { return c.req_to_token[static_cast<std::size_t>(b * c.width + t)]; };
+  slot(0) = static_cast<std::int32_t>(-c.S);
+  slot(4) = static_cast<std::int32_t>(c.S - 1);
+  slot(9) = static_cast<std::int32_t>(c.S);  // past both rows: never read
+  EXPECT_NO_THROW(ixo::validate(c));
+  slot(6) = static_cast<std::int32_t>(c.S);  // read by row 1 only
+  try {
+    ixo::validate(c);
+    ADD_FAILURE() << "no error for slot S at token 6 of row 1";
+  } catch (const ixo::InputError& e) {
+    EXPECT_EQ(e.field(), "req_to_token[" + std::to_string(b) + ",6]") << e.what();
+    EXPECT_NE(std::string(e.what()).find("(row 1)"), std::string::npos) << e.what();
+  }
+  slot(6) = 0;
+  slot(8) = static_cast<std::int32_t>(-c.S - 1);  // the last token row 1 reads
+  EXPECT_THROW(ixo::validate(c), ixo::InputError);
+}
+
 }  // namespace
