@@ -3,6 +3,10 @@
 kill matrix per area over several campaign JSON files (ci/mutate-judge-ops.sh):
 
   /usr/bin/python3 ci/opmut_report.py --area NAME=FILE.json ... [--out FILE.md]
+  /usr/bin/python3 ci/opmut_report.py --merge BASE.json RERUN.json OUT.json [--equivalent FILE]
+
+--merge: the mutants of a re-run (--only N ..., same --max and --files, after new tests)
+replace their rows in the base run; --equivalent re-applies the equivalence list.
 
 An equivalence entry (ci/judge-ops-equivalent.json) names a mutant by file, the stripped
 source line, the original and the replacement text (not by number: numbers move when --max
@@ -104,9 +108,26 @@ def matrix(areas):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--area", nargs="+", required=True, help="NAME=FILE.json")
+    ap.add_argument("--area", nargs="+", help="NAME=FILE.json")
     ap.add_argument("--out")
+    ap.add_argument("--merge", nargs=3, metavar=("BASE", "RERUN", "OUT"))
+    ap.add_argument("--equivalent")
     a = ap.parse_args()
+    if a.merge:
+        base, rerun = (json.load(open(x)) for x in a.merge[:2])
+        new = {m["n"]: m for m in rerun["mutants"]}
+        ms = [dict(new.get(m["n"], m), rerun=m["n"] in new) for m in base["mutants"]]
+        for m in ms:
+            if m["status"] == "equivalent":
+                m["status"] = "SURVIVED"
+        mark_equivalent(ms, load_equivalent(a.equivalent))
+        gen = {r["file"]: r["generated"] for r in base["files"]}
+        secs = base.get("seconds", 0) + rerun.get("seconds", 0)
+        summary, per_file = summarize(ms, gen, secs)
+        print(summary)
+        md = a.merge[2][:-5] + ".md" if a.merge[2].endswith(".json") else a.merge[2] + ".md"
+        write(ms, per_file, summary + " (base run + re-run of " + str(len(new)) + " mutants)", md, a.merge[2], secs)
+        return 0
     areas = [x.split("=", 1) for x in a.area]
     md, ok = matrix(areas)
     print(md)
