@@ -289,6 +289,7 @@ def main():
     if a.only:
         muts = [m for m in muts if m["n"] in a.only]
 
+    a.scratch = os.path.abspath(a.scratch)  # test binaries run with the build folder as their cwd
     src, build = os.path.join(a.scratch, "src"), os.path.join(a.scratch, "build")
     log = os.path.join(a.scratch, "log.txt")
     os.makedirs(a.scratch, exist_ok=True)

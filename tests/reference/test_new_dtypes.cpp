@@ -392,6 +392,22 @@ TEST(NewDtypeGenerators, EveryValueFamilyValidates) {
     }
 }
 
+// fp8_specials/fp8_nonfinite put a special code into any element of a row, the first one
+// included (the element a kernel's first dot lane reads): NaN/Inf codes never come from the
+// Gaussian fill, so each one seen at element d was put there by the specials.
+TEST(NewDtypeGenerators, SpecialCodesReachEveryElementOfARow) {
+  ixo::GenSpec s = ixo::preset("fp8-e4m3fn");
+  s.D = 16;
+  s.fp8_specials = s.fp8_nonfinite = true;
+  const ixo::Case c = ixo::generate(s.up_to(4000), 5);
+  std::vector<int> seen(static_cast<std::size_t>(c.D), 0);
+  for (std::int64_t row = 0; row < c.S * c.Hk; ++row)
+    for (std::int64_t d = 0; d < c.D; ++d)
+      if (ixo::fp8_kind(c.k_cache[static_cast<std::size_t>(row * c.D + d)], c.cfg.k_dtype) == ixo::Fp8Kind::nonfinite)
+        ++seen[static_cast<std::size_t>(d)];
+  for (std::int64_t d = 0; d < c.D; ++d) EXPECT_GT(seen[static_cast<std::size_t>(d)], 0) << "element " << d << " of " << c.S * c.Hk << " rows";
+}
+
 TEST(NewDtypeGenerators, Nvfp4GaussianSaturatesSomeElements) {
   const ixo::Case c = ixo::generate(new_dtype_spec(KDtype::bf16, KDtype::nvfp4).up_to(600), 3);
   // Count elements whose exact product exceeds 448 (then decoded as +-448) and products

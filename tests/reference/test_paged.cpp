@@ -324,4 +324,14 @@ TEST(PagedGenerate, SpecJsonRoundTripsTheSharingKnobs) {
   EXPECT_THROW(ixo::spec_from_json(R"({"pages": "zigzag"})"), ixo::InputError);
 }
 
+// A token-slot spec (page_size 1) writes no "pages" key: older spec.json files stay as they
+// were; a paged one does.
+TEST(PagedGenerate, AFlatSpecWritesNoPagesKey) {
+  ixo::GenSpec s = ixo::preset("tiny");
+  ASSERT_EQ(s.cfg.page_size, 1);
+  EXPECT_EQ(ixo::spec_to_json(s).find("\"pages\""), std::string::npos) << ixo::spec_to_json(s);
+  s.cfg.page_size = 16;
+  EXPECT_NE(ixo::spec_to_json(s).find("\"pages\""), std::string::npos);
+}
+
 }  // namespace
