@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <random>
 
 #include "backend.hpp"
+#include "external/exec_backend.hpp"
 #include "ixo/suite_checks.hpp"
 
 namespace {
@@ -51,6 +54,29 @@ TEST(SuiteChecks, AFailingRowReportsAtMostEightLines) {
   EXPECT_EQ(row.status, "FAIL");
   EXPECT_EQ(row.cases, 12);
   EXPECT_EQ(row.reports.size(), 8u);
+}
+
+// run_suite writes the shrunk property failures into SuiteOptions::out_dir when one is given
+// (a temporary folder only when none is).
+TEST(DefaultSuite, ShrunkPropertyFailuresAreWrittenToTheOutDir) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("ixo-suite-out-" + std::to_string(std::random_device{}()));
+  auto inner = ixo::make_backend("cpu-rows");
+  auto wrong = ixo::make_callable_backend("always-wrong", [&](const ixo::Case& c) {
+    ixo::Observed o = inner->run(c);
+    o.topk_idx[0] = static_cast<std::int32_t>(o.NB + 7);
+    return o;
+  });
+  ixo::SuiteOptions opt;
+  opt.groups = opt.fixtures = false;
+  opt.only_properties = {"matches-oracle"};
+  opt.property_cases = 2;
+  opt.out_dir = out.string();
+  const ixo::SuiteResult r = ixo::run_suite({wrong.get()}, opt);
+  EXPECT_FALSE(r.passed);
+  ASSERT_TRUE(fs::is_directory(out));
+  EXPECT_FALSE(fs::is_empty(out));
+  fs::remove_all(out);
 }
 
 }  // namespace
