@@ -448,6 +448,19 @@ TEST(NewDtypeGenerators, SelectorSweepLayoutAndEveryValueSetOnce) {
   }
 }
 
+// msa-sweep's request lengths sit around 128-token page boundaries past 16 pages
+// (p * 128 + {-1, 0, 1, 7}, p >= 16: presets.cpp, upstream-msa.md), where an upstream
+// indexer's page arithmetic breaks.
+TEST(NewDtypeGenerators, MsaSweepLengthsSitAroundPageBoundariesPastSixteenPages) {
+  const ixo::GenSpec s = ixo::preset("msa-sweep");
+  ASSERT_EQ(s.prefixes.size(), 6u);
+  for (const std::int64_t L : s.prefixes) {
+    const std::int64_t p = (L + 1) / 128, off = L - p * 128;
+    EXPECT_GE(p, 16) << L;
+    EXPECT_TRUE(off == -1 || off == 0 || off == 1 || off == 7) << L;
+  }
+}
+
 TEST(NewDtypeGenerators, Nvfp4GaussianSaturatesSomeElements) {
   const ixo::Case c = ixo::generate(new_dtype_spec(KDtype::bf16, KDtype::nvfp4).up_to(600), 3);
   // Count elements whose exact product exceeds 448 (then decoded as +-448) and products
