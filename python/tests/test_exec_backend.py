@@ -58,6 +58,14 @@ def test_nonzero_exit_fails_with_the_stderr_tail(cases):
     assert rc == 1 and "exited with status 3" in out and "kernel exploded" in out, out
 
 
+def test_the_failure_quotes_the_kernels_stderr_not_its_stdout(cases):
+    # The kernel's stdout goes to a log of its own; the failure quotes the tail of its stderr.
+    # (printf joins the two words: the printed text is not in the command, i.e. the backend's name)
+    kernel = """exec:sh -c 'printf "%s%s\\n" std out-marker; printf "%s%s\\n" std err-marker >&2; exit 3'"""
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", kernel)
+    assert rc == 1 and "stderr tail:\nstderr-marker" in out and "stdout-marker" not in out, out
+
+
 def test_a_timeout_kills_the_kernel_and_fails_the_case(cases):
     # Catches a missing or ignored --exec-timeout: without the kill the kernel sleeps its 30 s,
     # exits 0 with no outputs and the message below is absent (no wall clock asserted here).
