@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <stdexcept>
+
 #include "ixo/property_runner.hpp"
 
 namespace {
@@ -18,6 +20,16 @@ TEST(PropertyRunner, AFailedAssertionIsDescribedWithoutTheSourcePath) {
   ASSERT_EQ(r.status, ixo::PropertyResult::Status::failed);
   EXPECT_EQ(r.description.find(".cpp"), std::string::npos) << r.description;
   EXPECT_FALSE(r.description.empty());
+  EXPECT_NE(r.description.front(), '\n') << r.description;
+}
+
+// An exception thrown by the body (a kernel failure) is described by its message's text:
+// never an empty line first. (RapidCheck's "Exception thrown with message:" header is cut;
+// a one-line message is then "(no message)" -- see docs/mutation.md, second run, findings.)
+TEST(PropertyRunner, AnExceptionsDescriptionNeverStartsWithANewline) {
+  const auto r = ixo::run_property("throws", 3, 1, [] { throw std::runtime_error("first line\nsecond line"); });
+  ASSERT_EQ(r.status, ixo::PropertyResult::Status::failed);
+  ASSERT_FALSE(r.description.empty());
   EXPECT_NE(r.description.front(), '\n') << r.description;
 }
 
