@@ -20,10 +20,18 @@ preprocessor lines are not mutated. Writes a markdown table and a JSON file.
       [--json FILE.json] [--list] [--only ID ...] [--property-cases N] [--timeout S]
       [--tests TARGET ...]
 
---tests names host test executables (CMake targets, e.g. test_common test_cp): each mutant
-that the ixo suite lets survive is then built into those tests and they run (all must pass
-unmutated); a failing test kills it, "killed by" reads `test:TARGET`. Without --tests the
-report is the ixo suite's alone.
+--tests names host test executables (CMake targets, e.g. test_common test_cp; TARGET:FILTER
+runs it with --gtest_filter=FILTER): each mutant that the ixo suite lets survive is then
+built into those tests and they run (all must pass unmutated); a failing test kills it,
+"killed by" reads `test:TARGET`. Without --tests the report is the ixo suite's alone.
+
+The judge (issue 26): --tests-only judges each mutant by its killers alone (no ixo suite
+run): --tests host executables, then --pytest NODE ... (python/tests FILE or FILE::TEST, run
+with /usr/bin/python3 -m pytest -x -q against the scratch build's package; with --pytest a
+C++ mutant also rebuilds `ixo` and the module `_core`). A mutant survives only if every
+killer passes; every killer must pass unmutated first, or nothing is reported. Python files
+(.py) get Python operator mutants (ci/opmut_py.py) and need no rebuild. --equivalent FILE
+names survivors shown equivalent (ci/judge-ops-equivalent.json): they are reported as such.
 """
 import argparse
 import json
@@ -33,6 +41,10 @@ import shutil
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import opmut_py  # noqa: E402  (Python mutants, pytest killers)
+import opmut_report  # noqa: E402  (equivalence list, per-file scores, markdown)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["kernels/common/indexer_common.hpp", "kernels/common/plans.hpp", "kernels/common/cp_common.hpp",
@@ -225,18 +237,6 @@ def pick(muts, n):
     return chosen
 
 
-def file_scores(results):
-    """Score per file: killed / (killed + survived); stillborn mutants count for neither."""
-    out = []
-    for fn in dict.fromkeys(m["file"] for m in results):
-        ms = [m for m in results if m["file"] == fn]
-        k = sum(m["status"] == "killed" for m in ms)
-        s = sum(m["status"] == "SURVIVED" for m in ms)
-        out.append({"file": fn, "mutants": len(ms), "killed": k, "survived": s, "stillborn": len(ms) - k - s,
-                    "score": 100.0 * k / (k + s) if k + s else 0.0})
-    return out
-
-
 def sh(cmd, cwd, timeout=None, log=None):
     t0 = time.time()
     try:
@@ -263,16 +263,20 @@ def main():
     ap.add_argument("--property-cases", type=int, default=30)
     ap.add_argument("--timeout", type=int, default=240, help="seconds per ixo run")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--tests", nargs="*", default=[], help="host test targets run on the ixo suite's survivors")
+    ap.add_argument("--tests", nargs="*", default=[], help="host test targets (TARGET[:GTEST_FILTER]) run on the ixo suite's survivors")
+    ap.add_argument("--pytest", nargs="*", default=[], help="pytest killers: python/tests FILE or FILE::TEST")
+    ap.add_argument("--equivalent", default=None, help="JSON list of survivors shown equivalent, with arguments")
     ap.add_argument("--tests-only", action="store_true",
                     help="judge each mutant by the --tests alone (no ixo build, no suite run): the judge's files "
                          "(reference/src, suite/src, kernels/external), whose killers are host tests")
     a = ap.parse_args()
 
     sources = {f: open(os.path.join(ROOT, f)).read().split("\n") for f in a.files}
-    muts = []
+    muts, generated = [], {}
     for f in a.files:
-        for m in pick(generate(sources[f]), a.max):
+        every = opmut_py.generate(sources[f]) if f.endswith(".py") else generate(sources[f])
+        generated[f] = len(every)
+        for m in pick(every, a.max):
             m["file"] = f
             muts.append(m)
     for n, m in enumerate(muts, 1):
@@ -285,6 +289,7 @@ def main():
     if a.only:
         muts = [m for m in muts if m["n"] in a.only]
 
+    a.scratch = os.path.abspath(a.scratch)  # test binaries run with the build folder as their cwd
     src, build = os.path.join(a.scratch, "src"), os.path.join(a.scratch, "build")
     log = os.path.join(a.scratch, "log.txt")
     os.makedirs(a.scratch, exist_ok=True)
@@ -310,10 +315,13 @@ def main():
         if rc != 0:
             print(out[-3000:])
             return 2
-    if a.tests_only and not a.tests:
-        print("--tests-only needs --tests TARGET ...")
+    if (a.tests_only and not (a.tests or a.pytest)) or (any(f.endswith(".py") for f in a.files) and not a.pytest):
+        print("--tests-only needs --tests TARGET ... or --pytest NODE ...; a .py file needs --pytest NODE ...")
         return 2
-    build_cmd = ["cmake", "--build", build, "-j", str(a.jobs), "--target"] + (a.tests if a.tests_only else ["ixo"])
+    test_targets = list(dict.fromkeys(t.partition(":")[0] for t in a.tests))
+    py_targets = ["ixo", "_core"] if a.pytest else []
+    build_cmd = ["cmake", "--build", build, "-j", str(a.jobs), "--target"] + \
+        ((test_targets + py_targets) if a.tests_only else ["ixo"] + py_targets)
     ixo = os.path.join(build, "tools", "ixo", "ixo")
     run_cmd = [ixo, "mutate", "--no-mutants", "--backend", "cpu-rows", "--backend", "cpu-packed", "--backend", "cpu-cp",
                "--property-cases", str(a.property_cases)]
@@ -334,26 +342,32 @@ def main():
     def run_tests(built=False):
         """(None, "") when every --tests binary passes, else (killed-by, output). built: the
         --tests targets were just built by build_cmd (--tests-only), so no second build."""
-        if not built:
-            rc, out, _ = sh(["cmake", "--build", build, "-j", str(a.jobs), "--target"] + a.tests, ROOT, log=log)
+        if not built and test_targets:
+            rc, out, _ = sh(["cmake", "--build", build, "-j", str(a.jobs), "--target"] + test_targets, ROOT, log=log)
             if rc != 0:
                 return "tests do not compile", out
-        for name in a.tests:
+        for spec in a.tests:
+            name, _, filt = spec.partition(":")
             exe = find_binary(name)
             if exe is None:
                 return f"no executable {name} in {build}", ""
-            rc, out, _ = sh([exe], build, timeout=a.timeout, log=log)
+            rc, out, _ = sh([exe] + ([f"--gtest_filter={filt}"] if filt else []), build, timeout=a.timeout, log=log)
             if rc != 0:
-                return f"test:{name}", out
-        return None, ""
+                return f"test:{spec}", out
+        return run_py()
+
+    def run_py():
+        if not a.pytest:
+            return None, ""
+        return opmut_py.run_pytest(a.pytest, src, build, a.timeout, log=log)
 
     print(f"pristine: builds and passes ({t:.1f} s); {len(muts)} mutants", flush=True)
-    if a.tests:
-        by, out = run_tests()
+    if a.tests or a.pytest:
+        by, out = run_tests(built=a.tests_only)
         if by:
-            print(f"the unmutated host tests fail ({by}):\n" + out[-3000:])
+            print(f"the unmutated killers fail ({by}): no report\n" + out[-3000:])
             return 2
-        print(f"pristine host tests pass: {' '.join(a.tests)}", flush=True)
+        print(f"pristine killers pass: {' '.join(a.tests + a.pytest)}", flush=True)
 
     env_note = []
     results = []
@@ -362,16 +376,26 @@ def main():
         for m in muts:
             target = os.path.join(src, m["file"])
             mutated = "\n".join(apply(sources[m["file"]], m))
-            with open(target, "w") as f:
-                f.write(mutated)
-            rc, out, tb = sh(build_cmd, ROOT, log=log)
+            is_py = m["file"].endswith(".py")
+            if is_py:
+                opmut_py.install_py(src, build, m["file"], mutated)
+                rc, tb = (0 if opmut_py.compiles(mutated, m["file"]) else 1), 0.0
+            else:
+                with open(target, "w") as f:
+                    f.write(mutated)
+                rc, out, tb = sh(build_cmd, ROOT, log=log)
             if rc != 0:
                 m.update(status="stillborn", build_s=round(tb, 1), run_s=0, by="compile error")
+            elif is_py:
+                t0 = time.time()
+                by, _ = run_py()
+                m["build_s"], m["run_s"] = 0.0, round(time.time() - t0, 1)
+                m.update(status="killed" if by else "SURVIVED", by=by or "-")
             elif a.tests_only:
                 t0 = time.time()
                 by, _ = run_tests(built=True)
                 m["build_s"], m["run_s"] = round(tb, 1), round(time.time() - t0, 1)
-                if by and by.startswith("test:"):
+                if by and by.startswith(("test:", "pytest:")):
                     m.update(status="killed", by=by)
                 elif by:
                     m.update(status="stillborn", by=by)
@@ -386,7 +410,7 @@ def main():
                         t0 = time.time()
                         by, _ = run_tests()
                         m["tests_s"] = round(time.time() - t0, 1)
-                        if by and by.startswith("test:"):
+                        if by and by.startswith(("test:", "pytest:")):
                             m.update(status="killed", by=by)
                         elif by:  # the tests did not compile or were not found: the mutant stays a survivor
                             m.update(by=f"- (host tests: {by})")
@@ -398,44 +422,28 @@ def main():
                     elif rc not in (1, "timeout"):
                         by = f"crash (exit {rc})"
                     m.update(status="killed", by=by)
-            with open(target, "w") as f:
-                f.write("\n".join(sources[m["file"]]))
+            if is_py:
+                opmut_py.install_py(src, build, m["file"], "\n".join(sources[m["file"]]))
+            else:
+                with open(target, "w") as f:
+                    f.write("\n".join(sources[m["file"]]))
             print(f"{m['n']:3} {os.path.basename(m['file']):<20} {m['kind']:<10} L{m['line']:<4} {m['orig']} -> {m['repl']:<12} {m['status']:<9} "
                   f"{m['by']:<34} build {m['build_s']:5.1f} s run {m['run_s']:5.1f} s", flush=True)
             results.append(m)
     finally:
         restore_all()
+        for fn in sources:
+            if fn.endswith(".py"):
+                opmut_py.install_py(src, build, fn, "\n".join(sources[fn]))
     total = time.time() - t_all
-    killed = sum(m["status"] == "killed" for m in results)
-    surv = [m for m in results if m["status"] == "SURVIVED"]
-    still = sum(m["status"] == "stillborn" for m in results)
-    viable = killed + len(surv)
-    summary = (f"{len(results)} mutants: {killed} killed, {len(surv)} survived, {still} stillborn; "
-               f"score {100.0 * killed / viable if viable else 0:.1f} % of {viable} viable; {total / 60:.1f} min")
+    opmut_report.mark_equivalent(results, opmut_report.load_equivalent(a.equivalent))
+    summary, per_file = opmut_report.summarize(results, generated, total)
     print(summary)
-    per_file = file_scores(results)
     for row in per_file:
-        print(f"  {row['file']:<36} {row['killed']:3} killed {row['survived']:3} survived {row['stillborn']:2} stillborn  "
-              f"{row['score']:5.1f} %")
-    lines = ["| file | mutants | killed | survived | stillborn | score |", "|---|---|---|---|---|---|"]
-    for row in per_file:
-        lines.append(f"| `{row['file']}` | {row['mutants']} | {row['killed']} | {row['survived']} | {row['stillborn']} | "
-                     f"{row['score']:.1f} % |")
-    lines += ["", "| # | file | kind | line | mutation | code | result | killed by | build s | run s |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
-    for m in results:
-        code = m["code"].replace("|", "\\|")
-        if len(code) > 70:
-            code = code[:67] + "..."
-        lines.append(f"| {m['n']} | {os.path.basename(m['file'])} | {m['kind']} | {m['line']} | `{m['orig']}` → `{m['repl']}` | "
-                     f"`{code}` | {m['status']} | {m['by']} | {m['build_s']} | {m['run_s']} |")
-    with open(a.out, "w") as f:
-        f.write("<!-- generated by ci/mutate-operators.py -->\n" + summary + "\n\n" + "\n".join(lines) + "\n")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"summary": summary, "files": per_file, "mutants": results}, f, indent=1)
+        print(f"  {row['file']:<36} {row['killed']:3} killed {row['survived']:3} survived {row['equivalent']:2} equivalent "
+              f"{row['stillborn']:2} stillborn  {row['score']:5.1f} %")
+    opmut_report.write(results, per_file, summary, a.out, a.json, total)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

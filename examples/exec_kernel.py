@@ -6,7 +6,7 @@ with plain numpy (any language can: case.json + .npy files), runs the naive kern
 writes OUT_DIR/topk_idx.npy (int32 [Hq,R,topk]) and OUT_DIR/scores.npy (float32
 [Hq,R,NB]). Exit 77 tells ixo "this kernel does not support this case" (a SKIP).
 
-Options (for the tests): --bug gqa plants the head-mapping bug; --only-bf16 exits 77 on fp8 (K or q) and nvfp4.
+Options (for the tests): --bug gqa plants the head-mapping bug; --bug scores adds 1 to every score (ids right); --only-bf16 exits 77 on fp8 (K or q) and nvfp4.
 """
 import json
 import os
@@ -30,6 +30,8 @@ def main(argv):
     ids, scores = indexer(load("q"), load("k_cache"), cfg["k_dtype"], load("req_to_token"), load("slot_ids"),
                           load("seq_lens"), cfg, gqa_bug="gqa" in argv,
                           k_scales=load("k_scales") if cfg["k_dtype"] == "nvfp4" else None)
+    if "scores" in argv:
+        scores = scores + np.float32(1)
     np.save(os.path.join(out_dir, "topk_idx.npy"), ids)
     np.save(os.path.join(out_dir, "scores.npy"), scores)
     return 0

@@ -214,6 +214,27 @@ def test_req_to_token_out_of_int32_range_is_refused_not_wrapped():
         assert np.array_equal(d.req_to_token, c.req_to_token)
 
 
+def test_int32_extremes_in_an_int64_table_are_accepted_value_for_value():
+    """The int32 range check is inclusive of both ends: an int64 req_to_token holding
+    2**31 - 1 and -2**31 (in a table row no request reads) converts, it is not refused."""
+    c = small_case()  # slot ids 2 and 0: table row 1 is never read
+    table = c.req_to_token.astype(np.int64)
+    table[1, 0], table[1, 1] = 2 ** 31 - 1, -2 ** 31
+    d = io.Case(c.q, c.k_cache, table, c.slot_ids, c.seq_lens, block_size=8, topk=2)
+    assert d.req_to_token[1, 0] == 2 ** 31 - 1 and d.req_to_token[1, 1] == -2 ** 31
+
+
+def test_config_integers_are_refused_just_past_int32_and_named():
+    """Config integers are int32 in the case file: 2**31 is refused by the Python layer with
+    the field's name and the bound (not handed on to the C++ layer)."""
+    c = small_case()
+    for field in ("block_size", "topk", "packed_queries"):
+        args = dict(block_size=8, topk=2, packed_queries=1)
+        args[field] = 2 ** 31
+        with pytest.raises(ValueError, match=rf"^{field}: 2147483648 is out of range \(at most 2147483647\)"):
+            io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, **args)
+
+
 def test_uint64_ids_and_lengths_beyond_int64_are_refused_not_wrapped():
     """Bug: a uint64 slot id 2**64 - 1 was cast to int64 unchecked and became -1 (an
     inactive-row marker), so a garbage id passed as padding; seq_lens the same."""
@@ -307,3 +328,68 @@ def test_case_keyword_defaults_are_the_cpp_config_defaults():
     c = io.generate("tiny", 1)
     same = io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, block_size=c.block_size, topk=c.topk)
     assert same.local_blocks == 1 and same.init_blocks == 0 and same.score_type == "max"
+
+
+def test_contract_overrides_are_normalized_and_a_custom_contract_is_named_so():
+    """Keyword overrides of a Contract: (Hq, Hk) tuples and (min, max) pairs become lists, other
+    keys keep their values; without name= a customized contract is '<base>+custom', an
+    unchanged one keeps its base's name, an explicit name is kept."""
+    mine = io.Contract("spec", heads=[(4, 1), (2, 2)], topk=(1, 32), block_sizes=[8, 64], max_length=512)
+    assert mine.heads == [[4, 1], [2, 2]] and mine.topk == [1, 32]
+    assert mine.block_sizes == [8, 64] and mine.max_length == 512
+    assert mine.name == "spec+custom"
+    assert io.Contract("spec").name == "spec"
+    assert io.Contract("spec", name="mine", block_sizes=[8]).name == "mine"
+
+
+def test_a_contract_admits_exactly_the_cases_it_does_not_refuse():
+    c = small_case()  # block_size 8
+    inside, outside = io.Contract("spec", block_sizes=[8]), io.Contract("spec", block_sizes=[64])
+    assert inside.refuses(c) is None and inside.admits(c)
+    assert "block_size 8" in outside.refuses(c) and not outside.admits(c)
+
+
+def test_every_named_contract_loads_and_an_unknown_name_is_a_value_error():
+    for name in io.contracts():
+        assert io.contract(name).name == name
+    with pytest.raises(ValueError, match="unknown contract 'no-such-kernel'"):
+        io.contract("no-such-kernel")
+
+
+def test_the_plot_command_exits_0_on_a_pass_and_1_with_a_picture_on_a_failure(tmp_path):
+    """`python3 -m indexer_oracle plot CASE --topk F --out DIR` (what `ixo check --plot` runs):
+    exit 0 and no picture when the check passes; exit 1 and DIR/failing_rows.png when it fails."""
+    pytest.importorskip("matplotlib")
+    import subprocess
+    import sys
+
+    c = io.generate("verify", 1)
+    c.save(tmp_path / "case")
+    ids = io.reference(c)[0]
+    bad, _ = drop_best_block(c, ids)
+    np.save(tmp_path / "good.npy", ids)
+    np.save(tmp_path / "bad.npy", bad)
+    env = dict(os.environ, MPLBACKEND="Agg")
+
+    def plot(topk, out):
+        return subprocess.run([sys.executable, "-m", "indexer_oracle", "plot", str(tmp_path / "case"), "--topk",
+                               str(tmp_path / topk), "--out", str(tmp_path / out)], capture_output=True, text=True, env=env)
+    p = plot("good.npy", "none")
+    assert p.returncode == 0 and "passed: nothing to plot" in p.stdout, p.stdout + p.stderr
+    assert not (tmp_path / "none").exists()
+    p = plot("bad.npy", "pics")
+    assert p.returncode == 1 and "wrote" in p.stdout, p.stdout + p.stderr
+    with open(tmp_path / "pics" / "failing_rows.png", "rb") as f:
+        assert f.read(4) == b"\x89PNG"
+
+
+def test_int64_ids_at_the_int32_extremes_are_judged_not_refused():
+    """topk_idx given as int64 converts when every value fits int32, both ends included: an id
+    of 2**31 - 1 (or -2**31) is a wrong id the verdict fails (structure), not a ValueError."""
+    c = small_case()
+    ids = io.reference(c)[0].astype(np.int64)
+    for v in (2 ** 31 - 1, -2 ** 31):
+        bad = ids.copy()
+        bad[0, 0, 0] = v
+        verdict = io.check(c, bad)
+        assert not verdict.passed and "ids" in verdict.report, verdict.report

@@ -58,6 +58,14 @@ def test_nonzero_exit_fails_with_the_stderr_tail(cases):
     assert rc == 1 and "exited with status 3" in out and "kernel exploded" in out, out
 
 
+def test_the_failure_quotes_the_kernels_stderr_not_its_stdout(cases):
+    # The kernel's stdout goes to a log of its own; the failure quotes the tail of its stderr.
+    # (printf joins the two words: the printed text is not in the command, i.e. the backend's name)
+    kernel = """exec:sh -c 'printf "%s%s\\n" std out-marker; printf "%s%s\\n" std err-marker >&2; exit 3'"""
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", kernel)
+    assert rc == 1 and "stderr tail:\nstderr-marker" in out and "stdout-marker" not in out, out
+
+
 def test_a_timeout_kills_the_kernel_and_fails_the_case(cases):
     # Catches a missing or ignored --exec-timeout: without the kill the kernel sleeps its 30 s,
     # exits 0 with no outputs and the message below is absent (no wall clock asserted here).
@@ -85,6 +93,35 @@ def test_a_missing_program_is_bad_input(cases):
     assert rc == 2 and "--backend" in out and "not found" in out, out
     rc, out = ixo("check", str(cases / "gqa"), "--backend", "exec:'unterminated")
     assert rc == 2 and "unterminated" in out, out
+
+
+def test_the_scores_the_kernel_writes_are_judged(cases):
+    # OUT_DIR/scores.npy, when written, is judged: right ids with every score 1 off fail.
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", KERNEL + " --bug scores")
+    assert rc == 1 and "scores" in out, out
+
+
+def test_the_program_is_looked_up_on_path(cases, tmp_path):
+    # A bare command word is found through $PATH (like execvp), not only in /usr/local/bin:/usr/bin:/bin.
+    prog = tmp_path / "bin" / "ixo-test-kernel"
+    prog.parent.mkdir()
+    prog.write_text(f'#!/bin/sh\nexec {sys.executable} {EXAMPLES}/exec_kernel.py "$@"\n')
+    prog.chmod(0o755)
+    env = dict(os.environ, PATH=f"{prog.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    p = subprocess.run([IXO, "check", str(cases / "gqa"), "--backend", "exec:ixo-test-kernel", *NO_EXEC_DEADLINE],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and "PASS" in p.stdout, p.stdout + p.stderr
+
+
+def test_a_lost_kernel_exit_status_fails_at_once_not_as_a_timeout(cases):
+    # With SIGCHLD ignored (inherited from a parent that set it) the child is reaped by the
+    # kernel and waitpid fails with ECHILD: that is a kernel failure naming waitpid, not a wait
+    # until --exec-timeout (which would report "timed out" instead).
+    import signal
+    p = subprocess.run([IXO, "check", str(cases / "gqa"), "--backend", "exec:/bin/true", "--exec-timeout", "20"],
+                       capture_output=True, text=True, preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+    out = p.stdout + p.stderr
+    assert p.returncode == 1 and "waitpid failed" in out and "timed out" not in out, out
 
 
 def test_fuzz_shrinks_an_exec_kernel_and_the_regression_replays(tmp_path):

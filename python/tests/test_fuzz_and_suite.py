@@ -210,6 +210,8 @@ def test_bad_numbers_are_value_errors_before_any_work(tmp_path):
         io.fuzz(k, seed=-1, out=str(tmp_path))
     with pytest.raises(ValueError, match="shapes"):
         io.fuzz(k, shapes=-2, out=str(tmp_path))
+    with pytest.raises(ValueError, match="seed: must be a whole number >= 0, got 9223372036854775808"):
+        io.fuzz(k, seed=2 ** 63, seeds=1, seconds=None, out=str(tmp_path))  # past int64: refused, not wrapped
     with pytest.raises(ValueError, match="out"):
         io.fuzz(k, seconds=1, out="/proc/no/such/dir")
     assert calls == []

@@ -3,6 +3,7 @@
 // states the bug it catches; each was run against the rule it pins broken (see the names).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -10,6 +11,7 @@
 #include "ixo/error.hpp"
 #include "ixo/generate.hpp"
 #include "ixo/verdict.hpp"
+#include "literal_case.hpp"
 
 namespace ixo {
 namespace {
@@ -62,6 +64,21 @@ TEST(Contract, RefusesEachDomainFieldByName) {
   EXPECT_TRUE(k.refuses(p));
 }
 
+// Bug caught: max_length off by one (a row of exactly max_length refused) or a small bound
+// (max_length 1) taken for "no bound".
+TEST(Contract, MaxLengthIsAnInclusiveBoundDownToOne) {
+  const Case c = small_case();
+  const std::int64_t longest = *std::max_element(c.seq_lens.begin(), c.seq_lens.end());
+  Contract k;
+  k.max_length = longest;
+  EXPECT_FALSE(k.refuses(c)) << *k.refuses(c);
+  k.max_length = longest - 1;
+  EXPECT_TRUE(k.refuses(c));
+  k.max_length = 1;
+  ASSERT_TRUE(k.refuses(c));
+  EXPECT_NE(k.refuses(c)->find("contract allows <= 1"), std::string::npos) << *k.refuses(c);
+}
+
 // Bug caught: inactive rows, negative aliases or NaN codes slipping into a contract that excludes them.
 TEST(Contract, RefusesInactiveRowsAliasesAndNonFiniteInputs) {
   GenSpec s = GenSpec{}.rows(2, 2).heads(1, 1, 64).blocks(16, 4, 0, 1).lengths({100, 70});
@@ -86,6 +103,25 @@ TEST(Contract, RefusesInactiveRowsAliasesAndNonFiniteInputs) {
   EXPECT_TRUE(finite.refuses(generate(s, 1)));
   s.fp8_nonfinite = false;
   EXPECT_FALSE(finite.refuses(generate(s, 1)));
+}
+
+// Bug caught: the refusal of a negative token alias naming another table cell's value.
+TEST(Contract, ANegativeTokenAliasIsNamedWithItsCellAndValue) {
+  Config cfg;
+  cfg.block_size = 2, cfg.topk = 1, cfg.init_blocks = 0, cfg.local_blocks = 0;
+  const Case c = test::literal_case(cfg, 1, 1, 2, {1, 0}, std::vector<float>(8 * 2, 0.5f), {{0, 1, 2, 3}, {4, 5, -3, 7}}, {1}, {4});
+  Contract k;
+  k.negative_aliases = false;
+  const auto why = k.refuses(c);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "req_to_token[1, 2] = -3 is a negative alias (contract: none)");
+}
+
+// Bug caught: msa-decode's domain drifting from the upstream indexer's (docs/contracts.md: Hk 1
+// with H 1/2/4; a contract that admits Hq 3 or refuses Hq 2 fuzzes the wrong shapes).
+TEST(Contract, MsaDecodeTakesOneTwoOrFourQueryHeadsOverOneKvHead) {
+  const Contract k = named_contract("msa-decode");
+  EXPECT_EQ(k.heads, (std::vector<std::pair<int, int>>{{1, 1}, {2, 1}, {4, 1}}));
 }
 
 // Bug caught: a JSON key silently dropped on the way out or in (typos must fail by name).

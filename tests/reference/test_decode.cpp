@@ -8,6 +8,7 @@
 
 #include "ixo/dtype.hpp"
 #include "ixo/error.hpp"
+#include "ixo/generate.hpp"
 
 #ifdef IXO_HAVE_CUDA_FP8_H
 #include <cuda_fp8.h>
@@ -162,6 +163,26 @@ TEST(Decode, UnknownDtypeNamesTheField) {
   } catch (const ixo::InputError& e) {
     EXPECT_EQ(e.field(), "k_dtype");
     EXPECT_NE(std::string(e.what()).find("fp4"), std::string::npos);
+  }
+}
+
+// The generator's special-code pools (fp8_specials) sort each code by its decoded value:
+// subnormal iff 0 < |v| < the smallest normal 2^(1 - bias), never by the code's low bits.
+TEST(Decode, Fp8KindSortsEveryCodeByItsDecodedValue) {
+  for (const auto& [t, min_normal] : {std::pair{ixo::KDtype::e4m3fn, 0x1p-6f}, std::pair{ixo::KDtype::e4m3fnuz, 0x1p-7f},
+                                      std::pair{ixo::KDtype::e5m2, 0x1p-14f}}) {
+    int subnormals = 0;
+    for (int code = 0; code < 256; ++code) {
+      const float v = ixo::fp8_table(t)[code];
+      const ixo::Fp8Kind want = !std::isfinite(v) ? ixo::Fp8Kind::nonfinite
+                                : v == 0.0f       ? ixo::Fp8Kind::zero
+                                : std::fabs(v) < min_normal ? ixo::Fp8Kind::subnormal
+                                                            : ixo::Fp8Kind::normal;
+      EXPECT_EQ(static_cast<int>(ixo::fp8_kind(static_cast<std::uint8_t>(code), t)), static_cast<int>(want))
+          << ixo::to_string(t) << " code " << code << " = " << v;
+      subnormals += want == ixo::Fp8Kind::subnormal;
+    }
+    EXPECT_GT(subnormals, 0) << ixo::to_string(t);
   }
 }
 

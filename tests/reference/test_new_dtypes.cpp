@@ -392,6 +392,75 @@ TEST(NewDtypeGenerators, EveryValueFamilyValidates) {
     }
 }
 
+// fp8_specials/fp8_nonfinite put a special code into any element of a row, the first one
+// included (the element a kernel's first dot lane reads): NaN/Inf codes never come from the
+// Gaussian fill, so each one seen at element d was put there by the specials.
+TEST(NewDtypeGenerators, SpecialCodesReachEveryElementOfARow) {
+  ixo::GenSpec s = ixo::preset("fp8-e4m3fn");
+  s.D = 16;
+  s.fp8_specials = s.fp8_nonfinite = true;
+  const ixo::Case c = ixo::generate(s.up_to(4000), 5);
+  std::vector<int> seen(static_cast<std::size_t>(c.D), 0);
+  for (std::int64_t row = 0; row < c.S * c.Hk; ++row)
+    for (std::int64_t d = 0; d < c.D; ++d)
+      if (ixo::fp8_kind(c.k_cache[static_cast<std::size_t>(row * c.D + d)], c.cfg.k_dtype) == ixo::Fp8Kind::nonfinite)
+        ++seen[static_cast<std::size_t>(d)];
+  for (std::int64_t d = 0; d < c.D; ++d) EXPECT_GT(seen[static_cast<std::size_t>(d)], 0) << "element " << d << " of " << c.S * c.Hk << " rows";
+}
+
+// The selector sweep (msa-sweep, bf16 K): q is 1 on elements 0..2 and 0 elsewhere, K lives
+// on elements 0..2 only (x = a + b + r, three bf16 terms), and the six value sets go one a
+// request, so among msa-sweep's six requests one is set 1 (every block 1.5: every token of
+// its table row the same K row).
+TEST(NewDtypeGenerators, SelectorSweepLayoutAndEveryValueSetOnce) {
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    const ixo::Case c = ixo::generate(ixo::preset("msa-sweep"), seed);
+    ASSERT_EQ(c.cfg.k_dtype, KDtype::bf16);
+    const std::uint16_t one = ixo::float_to_q(1.0f, c.cfg.q_dtype);
+    for (std::int64_t i = 0; i < c.R * c.Hq; ++i)
+      for (std::int64_t d = 0; d < c.D; ++d)
+        ASSERT_EQ(c.q[static_cast<std::size_t>(i * c.D + d)], d < 3 ? one : 0) << "seed " << seed << " q row " << i << " element " << d;
+    const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * 2);
+    for (std::int64_t slot = 0; slot < c.S; ++slot)
+      for (std::int64_t h = 0; h < c.Hk; ++h)
+        for (std::int64_t d = 3; d < c.D; ++d)
+          for (int byte = 0; byte < 2; ++byte)
+            ASSERT_EQ(c.k_cache[static_cast<std::size_t>(slot) * row_bytes + static_cast<std::size_t>((h * c.D + d) * 2 + byte)], 0)
+                << "seed " << seed << " slot " << slot << " element " << d;
+    std::vector<std::int64_t> read(static_cast<std::size_t>(c.rows), 0);
+    for (std::int64_t r = 0; r < c.R; ++r)
+      if (ixo::table_row(c, r) >= 0)
+        read[static_cast<std::size_t>(ixo::table_row(c, r))] = std::max(read[static_cast<std::size_t>(ixo::table_row(c, r))], c.seq_lens[r]);
+    bool constant_row = false;
+    for (std::int64_t b = 0; b < c.rows && !constant_row; ++b) {
+      if (read[static_cast<std::size_t>(b)] < 2) continue;
+      auto k_row = [&](std::int64_t t) {
+        std::int64_t s = c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
+        if (s < 0) s += c.S;
+        return std::vector<std::uint8_t>(c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * row_bytes),
+                                         c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s + 1) * row_bytes));
+      };
+      const auto first = k_row(0);
+      constant_row = true;
+      for (std::int64_t t = 1; t < read[static_cast<std::size_t>(b)] && constant_row; ++t) constant_row = k_row(t) == first;
+    }
+    EXPECT_TRUE(constant_row) << "seed " << seed << ": no request took value set 1 (every block 1.5)";
+  }
+}
+
+// msa-sweep's request lengths sit around 128-token page boundaries past 16 pages
+// (p * 128 + {-1, 0, 1, 7}, p >= 16: presets.cpp, upstream-msa.md), where an upstream
+// indexer's page arithmetic breaks.
+TEST(NewDtypeGenerators, MsaSweepLengthsSitAroundPageBoundariesPastSixteenPages) {
+  const ixo::GenSpec s = ixo::preset("msa-sweep");
+  ASSERT_EQ(s.prefixes.size(), 6u);
+  for (const std::int64_t L : s.prefixes) {
+    const std::int64_t p = (L + 1) / 128, off = L - p * 128;
+    EXPECT_GE(p, 16) << L;
+    EXPECT_TRUE(off == -1 || off == 0 || off == 1 || off == 7) << L;
+  }
+}
+
 TEST(NewDtypeGenerators, Nvfp4GaussianSaturatesSomeElements) {
   const ixo::Case c = ixo::generate(new_dtype_spec(KDtype::bf16, KDtype::nvfp4).up_to(600), 3);
   // Count elements whose exact product exceeds 448 (then decoded as +-448) and products

@@ -67,6 +67,28 @@ TEST(Agreement, RandomShapesNaiveEqualsFast) {
   }
 }
 
+// The random shapes above draw bf16 and fp8 K with bf16 q only: NVFP4 K (one e4m3fn scale per
+// 16 elements, D 64/128: several scales a row) and e4m3fn q agree too.
+TEST(Agreement, Nvfp4KAndFp8QNaiveEqualsFast) {
+  std::mt19937_64 g(11);
+  for (int i = 0; i < 12; ++i) {
+    ixo::GenSpec s;
+    s.requests = 1 + static_cast<int>(g() % 3);
+    s.draft_rows = 1 + static_cast<int>(g() % 3);
+    s.Hq = (i % 3 == 0) ? 4 : 2;
+    s.Hk = (i % 3 == 0) ? 2 : 1;
+    s.D = (g() % 2) ? 64 : 128;
+    s.cfg.block_size = 16 << (g() % 3);
+    s.cfg.topk = 1 + static_cast<int>(g() % 12);
+    s.cfg.score_type = (g() % 2) ? ixo::ScoreType::lse : ixo::ScoreType::max;
+    s.cfg.k_dtype = (i % 2 == 0) ? ixo::KDtype::nvfp4 : ixo::KDtype::e4m3fn;
+    s.cfg.q_dtype = (i % 4 < 2) ? ixo::KDtype::e4m3fn : ixo::KDtype::bf16;
+    s.max_prefix = 600;
+    const auto c = ixo::generate(s, g());
+    expect_identical(ixo::oracle_naive(c), ixo::oracle(c), "nvfp4/fp8-q shape " + std::to_string(i));
+  }
+}
+
 TEST(Agreement, ThreadCountDoesNotChangeAnything) {
   const auto c = ixo::generate(ixo::preset("boundary"), 3);
   const int saved = omp_get_max_threads();

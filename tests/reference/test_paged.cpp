@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "expect_load_error.hpp"
+#include "literal_case.hpp"
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,30 @@ TEST(Paged, DerivedTableOfAHandWrittenCase) {
   ixo::derive_req_to_token(c);
   EXPECT_EQ(c.width, 4);
   EXPECT_EQ(c.req_to_token, (std::vector<std::int32_t>{0, 1, 4, 5, 2, 3, 0, 1}));
+}
+
+TEST(Paged, ATableOfTheWrongSizeNamesTheElementCountItNeeds) {
+  ixo::Case c;
+  c.cfg.page_size = 2;
+  c.rows = 2, c.max_pages = 3;
+  c.page_table = {0, 1, 2, 3, 4};  // 5 elements, [2, 3] needs 6
+  try {
+    ixo::derive_req_to_token(c);
+    FAIL() << "no error for a page table of 5 elements";
+  } catch (const ixo::InputError& e) {
+    EXPECT_EQ(e.field(), "page_table");
+    EXPECT_NE(std::string(e.what()).find("holds 5 elements, shape [2, 3] needs 6"), std::string::npos) << e.what();
+  }
+}
+
+// rows_sharing_slots counts the table rows whose *read* tokens share a K slot with another
+// row's: a table row no request reads (here row 1, whose first slot is row 0's) shares nothing.
+TEST(Paged, SharingCountsOnlyTheTokensRowsRead) {
+  ixo::Case c = ixo::test::literal_case(ixo::test::small_config(2, 1), 1, 1, 2, {1, 0}, std::vector<float>(8 * 2, 0.5f),
+                                        {{0, 1, 2, 3}, {0, 5, 6, 7}}, {0}, {4});
+  EXPECT_EQ(ixo::rows_sharing_slots(c), 0);
+  c.slot_ids = {0, 1}, c.seq_lens = {4, 1}, c.R = 2, c.q = {c.q[0], c.q[1], c.q[0], c.q[1]};  // row 1 reads slot 0 too
+  EXPECT_EQ(ixo::rows_sharing_slots(c), 2);
 }
 
 TEST(Paged, IntervalTableIsMsasAndItsSlotsAreHandWorked) {
@@ -297,6 +322,16 @@ TEST(PagedGenerate, SpecJsonRoundTripsTheSharingKnobs) {
   EXPECT_EQ(ixo::generate(t, 2).page_table, ixo::generate(s, 2).page_table);
   EXPECT_EQ(ixo::spec_from_json(R"({"preset": "tiny", "shared_prefix": 7})").shared_prefix, 7);
   EXPECT_THROW(ixo::spec_from_json(R"({"pages": "zigzag"})"), ixo::InputError);
+}
+
+// A token-slot spec (page_size 1) writes no "pages" key: older spec.json files stay as they
+// were; a paged one does.
+TEST(PagedGenerate, AFlatSpecWritesNoPagesKey) {
+  ixo::GenSpec s = ixo::preset("tiny");
+  ASSERT_EQ(s.cfg.page_size, 1);
+  EXPECT_EQ(ixo::spec_to_json(s).find("\"pages\""), std::string::npos) << ixo::spec_to_json(s);
+  s.cfg.page_size = 16;
+  EXPECT_NE(ixo::spec_to_json(s).find("\"pages\""), std::string::npos);
 }
 
 }  // namespace
