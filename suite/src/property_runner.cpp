@@ -23,10 +23,19 @@ class QuietListener : public rc::detail::TestListener {
 };
 
 // RapidCheck's failure description is "FILE:LINE:\nRC_FAIL(expr)\n\nmessage": people get the
-// message only (no macro text, no source path).
+// message only (no macro text, no source path). Other descriptions (an exception's "Exception
+// thrown with message:\n..." ends its first line with ':' too, but no line number) stay whole.
+bool source_location_line(const std::string& line) {  // "FILE:LINE:"
+  if (line.size() < 3 || line.back() != ':') return false;
+  std::size_t i = line.size() - 1;
+  const std::size_t digits_end = i;
+  while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9') --i;
+  return i < digits_end && i > 1 && line[i - 1] == ':';
+}
+
 std::string people_description(const std::string& d) {
   const auto first_nl = d.find('\n');
-  if (first_nl == std::string::npos || first_nl == 0 || d[first_nl - 1] != ':') return d;
+  if (first_nl == std::string::npos || !source_location_line(d.substr(0, first_nl))) return d;
   const auto blank = d.find("\n\n", first_nl);
   if (blank == std::string::npos) {
     const auto second_nl = d.find('\n', first_nl + 1);
