@@ -48,7 +48,7 @@ import opmut_report  # noqa: E402  (equivalence list, per-file scores, markdown)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["kernels/common/indexer_common.hpp", "kernels/common/plans.hpp", "kernels/common/cp_common.hpp",
-           "kernels/common/cp_plan.hpp", "kernels/cpu/cpu_twin.cpp", "kernels/cpu/cp_twin.cpp"]
+           "kernels/cp_plan.hpp", "kernels/cpu/cpu_twin.cpp", "kernels/cpu/cp_twin.cpp"]
 
 
 STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')

@@ -1,6 +1,6 @@
 // Context-parallel (CP) indexer backend "cpu-cp" (kernels/cpu/cp_twin.cpp, the CPU twin of
 // the CP kernels with every rank simulated in one process). The host-side rules it shares
-// with the GPU CP backend (supported cases, the launch plan) are kernels/common/cp_plan.hpp;
+// with the GPU CP backend (supported cases, the launch plan) are kernels/cp_plan.hpp;
 // formulas: kernels/common/cp_common.hpp. Design notes: docs/gpu-kernels.md (CP section).
 #pragma once
 #include <memory>
