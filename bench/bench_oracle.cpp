@@ -59,7 +59,9 @@ const ixo::Case& loaded_case(ixo::KDtype t, bool mapped) {
     const char* tmp = std::getenv("TMPDIR");
     const auto dir = std::filesystem::path(tmp ? tmp : "/tmp") / fmt::format("ixo-bench-oracle-{}", ixo::to_string(t));
     ixo::save_case(bench_case(t), dir.string());
-    it = cache.emplace(std::pair{t, mapped}, mapped ? ixo::load_case_mapped(dir.string()) : ixo::load_case(dir.string())).first;
+    it =
+        cache.emplace(std::pair{t, mapped}, mapped ? ixo::load_case_mapped(dir.string()) : ixo::load_case(dir.string()))
+            .first;
     std::filesystem::remove_all(dir);  // a mapping keeps the data
   }
   return it->second;
@@ -112,12 +114,13 @@ double row_k_bytes(const ixo::Case& c) {
 // Unique K bytes the batch reads: each request's tokens once.
 double k_bytes(const ixo::Case& c) {
   double tokens = 0;
-  for (std::int64_t r = 0; r < c.R; r += c.cfg.packed_queries) tokens += static_cast<double>(c.seq_lens[r + c.cfg.packed_queries - 1]);
+  for (std::int64_t r = 0; r < c.R; r += c.cfg.packed_queries)
+    tokens += static_cast<double>(c.seq_lens[r + c.cfg.packed_queries - 1]);
   return tokens * static_cast<double>(c.Hk * c.D * ixo::element_bytes(c.cfg.k_dtype));
 }
 
 std::map<std::string, std::vector<double>> g_runs;  // wall seconds of every run, all repetitions
-std::map<std::string, double> g_seconds;             // their medians (main)
+std::map<std::string, double> g_seconds;            // their medians (main)
 
 template <class F>
 void timed(benchmark::State& state, const std::string& key, F&& f) {
@@ -179,7 +182,8 @@ void BM_SequentialRead(benchmark::State& state, ixo::KDtype t) {
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) s += buf[static_cast<std::size_t>(i)];
     benchmark::DoNotOptimize(s);
   });
-  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(n * 8) * static_cast<double>(state.iterations())));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(static_cast<double>(n * 8) * static_cast<double>(state.iterations())));
 }
 
 }  // namespace
@@ -204,9 +208,10 @@ int main(int argc, char** argv) {
     std::sort(t.begin(), t.end());
     g_seconds[key] = t[t.size() / 2];
   }
-  fmt::print("\n{} threads; prefix {} tokens; GB/s from the median of each benchmark's runs (Google Benchmark's own\n"
-             "bytes_per_second above divides by the main thread's CPU time: ignore it)\n",
-             omp_get_max_threads(), prefix());
+  fmt::print(
+      "\n{} threads; prefix {} tokens; GB/s from the median of each benchmark's runs (Google Benchmark's own\n"
+      "bytes_per_second above divides by the main thread's CPU time: ignore it)\n",
+      omp_get_max_threads(), prefix());
   fmt::print("{:<8} {:<16} {:>10} {:>14} {:>14} {:>12}\n", "K dtype", "run", "median ms", "per-row GB/s", "unique GB/s",
              "vs read");
   for (const char* t : {"bf16", "e4m3fn"}) {

@@ -9,5 +9,6 @@ void set_fixtures_root(const std::string& dir);  // ixo/fixture.hpp
 }
 
 namespace {
-[[maybe_unused]] const bool ixo_installed_fixtures_registered = (ixo::set_fixtures_root(IXO_INSTALLED_FIXTURES_DIR), true);
+[[maybe_unused]] const bool ixo_installed_fixtures_registered =
+    (ixo::set_fixtures_root(IXO_INSTALLED_FIXTURES_DIR), true);
 }  // namespace

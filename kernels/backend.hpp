@@ -63,7 +63,7 @@ struct BackendTraits {
   // Which part of the mutant catalogue (kernels/common/mutants.hpp) its switches
   // implement: "native" (common, topk, and the family's own), "cp", or "" (none).
   std::string mutant_scope;
-  bool packed = false;   // runs the packed scorer (catalogue mutants with where "packed")
+  bool packed = false;  // runs the packed scorer (catalogue mutants with where "packed")
   // Our own kernel: fills the score buffer with RunOptions::score_poison_bits first and
   // honours RunOptions (chunks, mutants), so the poison tier and chunk property apply.
   bool in_tree = false;
@@ -107,9 +107,9 @@ struct BackendOptions {
 std::vector<std::string> backend_names();
 // A registry name, or "exec:COMMAND" for a kernel behind a command (exec_backend.hpp).
 // Its traits are set from the registry entry (exec: gets the external defaults).
-std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opt = {});  // throws InputError("backend", ...)
+std::unique_ptr<Backend> make_backend(const std::string& name,
+                                      const BackendOptions& opt = {});  // throws InputError("backend", ...)
 // The traits of a registry name without building the backend (exec:... -> external).
 BackendTraits backend_traits(const std::string& name);  // throws InputError("backend", ...)
-
 
 }  // namespace ixo

@@ -28,19 +28,20 @@ inline bool supported(const Case& c, std::string* why) {
     return no("block ids must fit the 16-bit key field: NB " + std::to_string(c.NB()) + " > 65536");
   if (c.cfg.topk < 1 || c.cfg.topk > common::cp::kMaxCandidates)
     return no("CP keeps topk candidates per shard, topk 1..64, got " + std::to_string(c.cfg.topk));
-  if (c.cfg.q_dtype != KDtype::bf16) return no("CP takes bf16 q only, got q_dtype " + std::string(to_string(c.cfg.q_dtype)));
+  if (c.cfg.q_dtype != KDtype::bf16)
+    return no("CP takes bf16 q only, got q_dtype " + std::string(to_string(c.cfg.q_dtype)));
   if (is_nvfp4(c.cfg.k_dtype)) return no("CP does not decode nvfp4 K (k_dtype nvfp4)");
   return true;
 }
 
 // The launch plan of a CP run (the same for the CPU twin and the GPU kernels).
 struct Plan {
-  int world = 1;             // ranks = Hq
-  int pack = 1;              // rows of a whole group (1 = per-row plan)
-  std::int64_t groups = 0;   // programs along the row axis (common::packed_batch: R/pack + R%pack)
-  std::int64_t LOCAL = 0;    // shard cells per (head, row): ceil(NB / world)
-  int chunks = 1;            // programs along the shard axis
-  int candidates = 0;        // keys kept per (shard, head, row): topk
+  int world = 1;            // ranks = Hq
+  int pack = 1;             // rows of a whole group (1 = per-row plan)
+  std::int64_t groups = 0;  // programs along the row axis (common::packed_batch: R/pack + R%pack)
+  std::int64_t LOCAL = 0;   // shard cells per (head, row): ceil(NB / world)
+  int chunks = 1;           // programs along the shard axis
+  int candidates = 0;       // keys kept per (shard, head, row): topk
 };
 
 // Packed when allowed, P = packed_queries > 1 and P * WORLD <= 16 (shapes only); otherwise

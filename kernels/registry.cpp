@@ -25,25 +25,39 @@ struct Entry {
 };
 
 BackendTraits native(const char* family, const char* twin, bool packed) {
-  return {.family = family, .bitwise_twin = twin, .mutant_scope = "native", .packed = packed, .in_tree = true,
+  return {.family = family,
+          .bitwise_twin = twin,
+          .mutant_scope = "native",
+          .packed = packed,
+          .in_tree = true,
           .contract = "ixo-native"};
 }
 BackendTraits context_parallel(const char* family) {
-  return {.family = family, .bitwise_twin = "", .mutant_scope = "cp", .packed = false, .in_tree = true, .contract = "ixo-cp"};
+  return {.family = family,
+          .bitwise_twin = "",
+          .mutant_scope = "cp",
+          .packed = false,
+          .in_tree = true,
+          .contract = "ixo-cp"};
 }
 
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> r = {
-      {"cpu-rows", &make_cpu_rows_backend, native("cpu", "", false)},
-      {"cpu-packed", &make_cpu_packed_backend, native("cpu", "cpu-rows", true)},
-      {"cpu-cp", +[]() { return make_cpu_cp_backend(); }, context_parallel("cpu")},  // cp_twin.cpp
-      {"cpu-msa", &make_cpu_msa_backend,  // msa_twin.cpp: MiniMax's upstream selector
-       {.family = "cpu", .bitwise_twin = "", .mutant_scope = "msa", .packed = false, .in_tree = true,
-        .contract = "msa-decode"}},
+    {"cpu-rows", &make_cpu_rows_backend, native("cpu", "", false)},
+    {"cpu-packed", &make_cpu_packed_backend, native("cpu", "cpu-rows", true)},
+    {"cpu-cp", +[]() { return make_cpu_cp_backend(); }, context_parallel("cpu")},  // cp_twin.cpp
+    {"cpu-msa",
+     &make_cpu_msa_backend,  // msa_twin.cpp: MiniMax's upstream selector
+     {.family = "cpu",
+      .bitwise_twin = "",
+      .mutant_scope = "msa",
+      .packed = false,
+      .in_tree = true,
+      .contract = "msa-decode"}},
 #if defined(IXO_HAVE_CUDA)
-      {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false)},
-      {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true)},
-      {"cuda-cp", +[]() { return make_cuda_cp_backend(); }, context_parallel("cuda")},
+    {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false)},
+    {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true)},
+    {"cuda-cp", +[]() { return make_cuda_cp_backend(); }, context_parallel("cuda")},
 #endif
   };
   return r;

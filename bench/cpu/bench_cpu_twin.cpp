@@ -51,9 +51,15 @@ void BM_CpuTwin(benchmark::State& state, const char* backend, ixo::KDtype t) {
 }
 
 BENCHMARK_CAPTURE(BM_CpuTwin, rows_bf16, "cpu-rows", ixo::KDtype::bf16)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_CpuTwin, packed_bf16, "cpu-packed", ixo::KDtype::bf16)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_CpuTwin, rows_e4m3fn, "cpu-rows", ixo::KDtype::e4m3fn)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_CpuTwin, packed_e4m3fn, "cpu-packed", ixo::KDtype::e4m3fn)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_CpuTwin, packed_bf16, "cpu-packed", ixo::KDtype::bf16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CpuTwin, rows_e4m3fn, "cpu-rows", ixo::KDtype::e4m3fn)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CpuTwin, packed_e4m3fn, "cpu-packed", ixo::KDtype::e4m3fn)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

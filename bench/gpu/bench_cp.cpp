@@ -86,8 +86,10 @@ int main(int argc, char** argv) {
   std::string out_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (a == "--out" && i + 1 < argc) out_path = argv[++i];
+    if (a == "--reps" && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (a == "--out" && i + 1 < argc)
+      out_path = argv[++i];
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -100,11 +102,14 @@ int main(int argc, char** argv) {
   std::string table =
       "Device: " + std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) +
       " SMs. One rank of WORLD 4 (its shard of blocks for all 4 heads), 4 draft rows per request. "
-      "Median of " + std::to_string(reps) + " CUDA-graph replays (CUDA events); the two launch columns time "
+      "Median of " +
+      std::to_string(reps) +
+      " CUDA-graph replays (CUDA events); the two launch columns time "
       "the same kernel issued without a graph (host launch latency included, the pre-2026-12-02 method).\n\n"
       "| shape | K | CP packed: score + cand + merge us | CP per-row: score + cand + merge us | speedup | "
       "packed score us | per-row score us | candidates us | merge us | cand + merge in the step us (packed step - "
-      "packed score) | candidates us (launched) | merge us (launched) | native packed step, 4 heads, all blocks (no CP) us |\n"
+      "packed score) | candidates us (launched) | merge us (launched) | native packed step, 4 heads, all blocks (no "
+      "CP) us |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
@@ -129,11 +134,13 @@ int main(int argc, char** argv) {
     }
     std::vector<std::uint16_t> q(static_cast<std::size_t>(R * W * D)), qg(q.size());
     // Random bf16 in +-[0.125, 2): sign | exponent 124..127 | mantissa.
-    auto rnd_bf16 = [&]() { const std::uint64_t x = lcg(seed); return static_cast<std::uint16_t>((x & 0x8000) | (0x3E00 + (x >> 20) % 0x200)); };
+    auto rnd_bf16 = [&]() {
+      const std::uint64_t x = lcg(seed);
+      return static_cast<std::uint16_t>((x & 0x8000) | (0x3E00 + (x >> 20) % 0x200));
+    };
     for (auto& v : q) v = rnd_bf16();
     for (int h = 0; h < W; ++h)
-      for (std::int64_t r = 0; r < R; ++r)
-        std::memcpy(&qg[(h * R + r) * D], &q[(r * W + h) * D], D * 2);
+      for (std::int64_t r = 0; r < R; ++r) std::memcpy(&qg[(h * R + r) * D], &q[(r * W + h) * D], D * 2);
     std::vector<std::uint8_t> k(static_cast<std::size_t>(S * D * esz));
     if (sh.k_code == 0) {
       for (std::size_t i = 0; i < k.size(); i += 2) {
@@ -237,7 +244,8 @@ int main(int argc, char** argv) {
     const double native = median_us(reps, s, true, [&] { CL(ixo::gpu::launch_index_step(n, true, s)); });
 
     char line[512];
-    std::snprintf(line, sizeof line, "| %s | %s | %.1f | %.1f | %.2fx | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+    std::snprintf(line, sizeof line,
+                  "| %s | %s | %.1f | %.1f | %.2fx | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
                   sh.name, sh.k_code == 0 ? "bf16" : "e4m3fn", packed, rowsx, rowsx / packed, sp, sr, cand, mrg,
                   packed - sp, cand_launch, mrg_launch, native);
     table += line;

@@ -140,7 +140,8 @@ Row run_shape(const Shape& sh, int reps, int chunks, const ixo_bench::ReplayProt
   CL(gpu::launch_index_step(args[0], false, st));
   CL(gpu::launch_index_step(args[0], true, st));
   CK(cudaStreamSynchronize(st));
-  auto enqueue = [&](int which, const gpu::IndexArgs& a) {  // 0 rows step, 1 packed step, 2 packed score only, 3 topk only
+  auto enqueue = [&](int which,
+                     const gpu::IndexArgs& a) {  // 0 rows step, 1 packed step, 2 packed score only, 3 topk only
     if (which == 0) CL(gpu::launch_index_step(a, false, st));
     if (which == 1) CL(gpu::launch_index_step(a, true, st));
     if (which == 2) CL(gpu::launch_score_packed(a, st));
@@ -195,7 +196,8 @@ Row run_shape(const Shape& sh, int reps, int chunks, const ixo_bench::ReplayProt
     CL(gpu::launch_index_step(args[0], true, st));
     CK(cudaStreamSynchronize(st));
     CK(cudaMemcpy(b.data(), args[0].topk_idx, b.size() * 4, cudaMemcpyDeviceToHost));
-    if (a != b) std::fprintf(stderr, "WARNING: packed ids != per-row ids on %s %s\n", row.shape.c_str(), row.kdt.c_str());
+    if (a != b)
+      std::fprintf(stderr, "WARNING: packed ids != per-row ids on %s %s\n", row.shape.c_str(), row.kdt.c_str());
   }
   row.unique_bytes = static_cast<double>(sh.requests) * (sh.prefix + ndt) * D * esz;
   double rb = 0;
@@ -214,12 +216,18 @@ int main(int argc, char** argv) {
   bool gate = false;
   std::string out, json_path;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--chunks") && i + 1 < argc) chunks = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--gate")) gate = true;
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out = argv[++i];
+    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
+      json_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[i], "--chunks") && i + 1 < argc)
+      chunks = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--gate"))
+      gate = true;
   }
   const ixo_bench::ReplayProtocol gate_protocol = ixo_bench::gate_protocol();
   int ndev = 0;
@@ -236,15 +244,18 @@ int main(int argc, char** argv) {
   const ixo_bench::BandwidthCeilings ceilings = ixo_bench::measure_ceilings(prop, st);
   const double read_gbs = ceilings.read_gbs, copy_gbs = ceilings.copy_gbs;
 
-  std::vector<Shape> shapes = {{16, 131072, 0, false}, {16, 131072, 1, false}, {32, 524288, 0, false},
-                               {32, 524288, 1, false}, {16, 131072, 0, true}};
+  std::vector<Shape> shapes = {{16, 131072, 0, false},
+                               {16, 131072, 1, false},
+                               {32, 524288, 0, false},
+                               {32, 524288, 1, false},
+                               {16, 131072, 0, true}};
   if (quick) shapes = {{16, 131072, 0, false}, {16, 131072, 1, false}};
   std::vector<Row> rows;
   for (const auto& sh : shapes) {
     rows.push_back(run_shape(sh, reps, chunks, gate ? &gate_protocol : nullptr, st));
     const Row& r = rows.back();
-    std::fprintf(stderr, "%s %s: rows %.1f us, packed %.1f us (score %.1f, topk %.1f)\n", r.shape.c_str(), r.kdt.c_str(),
-                 r.rows_us, r.packed_us, r.packed_score_us, r.topk_us);
+    std::fprintf(stderr, "%s %s: rows %.1f us, packed %.1f us (score %.1f, topk %.1f)\n", r.shape.c_str(),
+                 r.kdt.c_str(), r.rows_us, r.packed_us, r.packed_score_us, r.topk_us);
   }
 
   std::string t;
@@ -272,7 +283,8 @@ int main(int argc, char** argv) {
   for (const Row& r : rows) {
     const double floor_us = floor_us_of(r);
     const double gbs = r.unique_bytes / (r.packed_us * 1e-6) / 1e9;
-    std::snprintf(line, sizeof line, "| %s | %s | %.1f | %.1f | %.2fx | %.1f | %.1f | %.0f | %.0f | %.1f | %.0f | %.0f %% |\n",
+    std::snprintf(line, sizeof line,
+                  "| %s | %s | %.1f | %.1f | %.2fx | %.1f | %.1f | %.0f | %.0f | %.1f | %.0f | %.0f %% |\n",
                   r.shape.c_str(), r.kdt.c_str(), r.rows_us, r.packed_us, r.rows_us / r.packed_us, r.packed_score_us,
                   r.topk_us, r.unique_bytes / 1e6, r.rows_bytes / 1e6, floor_us, gbs, 100.0 * gbs / read_gbs);
     t += line;
@@ -289,10 +301,16 @@ int main(int argc, char** argv) {
     j["rows"] = nlohmann::json::array();
     for (const Row& r : rows) {
       const double floor_us = floor_us_of(r);
-      j["rows"].push_back({{"shape", r.shape}, {"k", r.kdt}, {"per_row_us", r.rows_us}, {"packed_us", r.packed_us},
-                           {"packed_score_us", r.packed_score_us}, {"topk_us", r.topk_us},
-                           {"unique_mb", r.unique_bytes / 1e6}, {"per_row_read_mb", r.rows_bytes / 1e6},
-                           {"floor_us", floor_us}, {"packed_pct_of_floor", 100.0 * floor_us / r.packed_us},
+      j["rows"].push_back({{"shape", r.shape},
+                           {"k", r.kdt},
+                           {"per_row_us", r.rows_us},
+                           {"packed_us", r.packed_us},
+                           {"packed_score_us", r.packed_score_us},
+                           {"topk_us", r.topk_us},
+                           {"unique_mb", r.unique_bytes / 1e6},
+                           {"per_row_read_mb", r.rows_bytes / 1e6},
+                           {"floor_us", floor_us},
+                           {"packed_pct_of_floor", 100.0 * floor_us / r.packed_us},
                            {"per_row_pct_of_floor", 100.0 * floor_us / r.rows_us}});
     }
     if (gate) {  // the gate's cases: the two steps (score alone and top-k alone stay in "rows")

@@ -4,8 +4,8 @@
 // request (packed_queries 8), D 128, block 128, topk 16, init 0, local 1 (bench_index_step's
 // config). Variable lengths: request i's last row ends at L_i, uniform in [3/4, 5/4] x context
 // (mt19937_64 seeded with 27 + context: the same L_i for every batch size's first requests,
-// every H and K type); its rows end at L_i - 7 .. L_i. For each case the per-row and the packed index step (score + top-k,
-// gpu::launch_index_step) are each captured in CUDA graphs of 120 steps; a step's time is the
+// every H and K type); its rows end at L_i - 7 .. L_i. For each case the per-row and the packed index step
+// (score + top-k, gpu::launch_index_step) are each captured in CUDA graphs of 120 steps; a step's time is the
 // median replay (CUDA events) / 120. The steps rotate among copies of the K cache (4 x L2 in
 // all, each copy reused only after all the others) so every step reads K from HBM, as a
 // decode step does after the other layers ran. Effective bandwidth = unique K bytes (each
@@ -66,7 +66,7 @@ std::string gate_case_name(const LatencyCase& c, const char* path) {
 
 // The batch's rows: request i (table row requests - 1 - i) ends at last_len[i].
 struct BatchRows {
-  std::vector<std::int64_t> last_len;    // [requests]
+  std::vector<std::int64_t> last_len;     // [requests]
   std::vector<std::int64_t> slots, lens;  // [R]
   std::int64_t width = 0;                 // table width = the longest request
 };
@@ -242,31 +242,32 @@ std::string markdown_table(const std::vector<LatencyResult>& results, const cuda
                            const ixo_bench::BandwidthCeilings& ceilings, const ixo_bench::ReplayProtocol& p) {
   std::string t;
   char line[1024];
-  std::snprintf(line, sizeof line,
-                "Device: %s, %d SMs. Ceilings measured in this run: pure read %.0f GB/s, device copy %.0f GB/s "
-                "(read + written). %s%d warm-up + %d timed replays (CUDA events) of graphs of %d steps, K copies "
-                "rotated (>= %d x L2) so every step reads K from HBM; us per step = median replay / %d. 8 rows a "
-                "request, D 128, block 128, topk 16; lengths uniform in [3/4, 5/4] x context (seed %d + context). GB/s = "
-                "unique K / step time, %% of the pure read ceiling; '-': no row scores (nb <= topk).\n\n",
-                prop.name, prop.multiProcessorCount, ceilings.read_gbs, ceilings.copy_gbs, p.gate ? "Gate protocol: " : "",
-                p.warmup_replays, p.timed_replays, p.calls_per_replay, kColdL2Multiple, p.calls_per_replay,
-                static_cast<int>(kLengthSeed));
+  std::snprintf(
+      line, sizeof line,
+      "Device: %s, %d SMs. Ceilings measured in this run: pure read %.0f GB/s, device copy %.0f GB/s "
+      "(read + written). %s%d warm-up + %d timed replays (CUDA events) of graphs of %d steps, K copies "
+      "rotated (>= %d x L2) so every step reads K from HBM; us per step = median replay / %d. 8 rows a "
+      "request, D 128, block 128, topk 16; lengths uniform in [3/4, 5/4] x context (seed %d + context). GB/s = "
+      "unique K / step time, %% of the pure read ceiling; '-': no row scores (nb <= topk).\n\n",
+      prop.name, prop.multiProcessorCount, ceilings.read_gbs, ceilings.copy_gbs, p.gate ? "Gate protocol: " : "",
+      p.warmup_replays, p.timed_replays, p.calls_per_replay, kColdL2Multiple, p.calls_per_replay,
+      static_cast<int>(kLengthSeed));
   t += line;
   t += "| batch | context (row lengths) | H | K | per-row step us | packed step us | speedup | unique K MB | "
        "floor us | per-row GB/s (% read) | packed GB/s (% read) | CV per-row / packed |\n";
   t += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const LatencyResult& r : results) {
     const double floor_us = r.unique_bytes / (ceilings.read_gbs * 1e9) * 1e6;
-    std::snprintf(line, sizeof line,
-                  "| %d | %s (%lld-%lld) | %d | %s | %.1f | %.1f | %.2fx | %.1f | %s | %s | %s | %.1f / %.1f %%%s%s |\n",
-                  r.c.requests, context_name(r.c.context).c_str(), static_cast<long long>(r.min_len),
-                  static_cast<long long>(r.max_len), r.c.heads, kdt_name(r.c).c_str(), r.per_row.us_per_call,
-                  r.packed.us_per_call, r.per_row.us_per_call / r.packed.us_per_call, r.unique_bytes / 1e6,
-                  floor_cell(r.unique_bytes, floor_us).c_str(),
-                  bandwidth_cell(r.unique_bytes, r.per_row.us_per_call, ceilings.read_gbs).c_str(),
-                  bandwidth_cell(r.unique_bytes, r.packed.us_per_call, ceilings.read_gbs).c_str(), 100 * r.per_row.cv,
-                  100 * r.packed.cv, r.per_row.noisy || r.packed.noisy ? ", noisy" : "",
-                  r.ids_agree ? "" : ", ids differ");
+    std::snprintf(
+        line, sizeof line,
+        "| %d | %s (%lld-%lld) | %d | %s | %.1f | %.1f | %.2fx | %.1f | %s | %s | %s | %.1f / %.1f %%%s%s |\n",
+        r.c.requests, context_name(r.c.context).c_str(), static_cast<long long>(r.min_len),
+        static_cast<long long>(r.max_len), r.c.heads, kdt_name(r.c).c_str(), r.per_row.us_per_call,
+        r.packed.us_per_call, r.per_row.us_per_call / r.packed.us_per_call, r.unique_bytes / 1e6,
+        floor_cell(r.unique_bytes, floor_us).c_str(),
+        bandwidth_cell(r.unique_bytes, r.per_row.us_per_call, ceilings.read_gbs).c_str(),
+        bandwidth_cell(r.unique_bytes, r.packed.us_per_call, ceilings.read_gbs).c_str(), 100 * r.per_row.cv,
+        100 * r.packed.cv, r.per_row.noisy || r.packed.noisy ? ", noisy" : "", r.ids_agree ? "" : ", ids differ");
     t += line;
   }
   return t;
@@ -280,21 +281,36 @@ nlohmann::json results_json(const std::vector<LatencyResult>& results, const cud
   j["read_gbs"] = ceilings.read_gbs;
   j["copy_gbs"] = ceilings.copy_gbs;
   j["protocol"] = ixo_bench::protocol_json(p);
-  j["config"] = {{"rows_per_request", kRowsPerRequest}, {"D", kHeadDim},       {"block_size", kBlockSize},
-                 {"topk", kTopk},                       {"init_blocks", 0},     {"local_blocks", 1},
-                 {"length_seed", kLengthSeed},          {"lengths", "uniform in [3/4, 5/4] x context, seed 27 + context"}};
+  j["config"] = {{"rows_per_request", kRowsPerRequest},
+                 {"D", kHeadDim},
+                 {"block_size", kBlockSize},
+                 {"topk", kTopk},
+                 {"init_blocks", 0},
+                 {"local_blocks", 1},
+                 {"length_seed", kLengthSeed},
+                 {"lengths", "uniform in [3/4, 5/4] x context, seed 27 + context"}};
   j["rows"] = nlohmann::json::array();
   j["cases"] = nlohmann::json::array();
   for (const LatencyResult& r : results) {
     const double floor_us = r.unique_bytes / (ceilings.read_gbs * 1e9) * 1e6;
-    auto gbs = [&](double us) { return r.unique_bytes > 0 ? nlohmann::json(r.unique_bytes / (us * 1e-6) / 1e9) : nlohmann::json(); };
-    j["rows"].push_back({{"batch", r.c.requests}, {"context", r.c.context}, {"heads", r.c.heads}, {"k", kdt_name(r.c)},
-                         {"min_len", r.min_len}, {"max_len", r.max_len}, {"per_row_us", r.per_row.us_per_call},
-                         {"packed_us", r.packed.us_per_call}, {"unique_mb", r.unique_bytes / 1e6},
+    auto gbs = [&](double us) {
+      return r.unique_bytes > 0 ? nlohmann::json(r.unique_bytes / (us * 1e-6) / 1e9) : nlohmann::json();
+    };
+    j["rows"].push_back({{"batch", r.c.requests},
+                         {"context", r.c.context},
+                         {"heads", r.c.heads},
+                         {"k", kdt_name(r.c)},
+                         {"min_len", r.min_len},
+                         {"max_len", r.max_len},
+                         {"per_row_us", r.per_row.us_per_call},
+                         {"packed_us", r.packed.us_per_call},
+                         {"unique_mb", r.unique_bytes / 1e6},
                          {"per_row_read_mb", r.per_row_bytes / 1e6},
                          {"floor_us", r.unique_bytes > 0 ? nlohmann::json(floor_us) : nlohmann::json()},
-                         {"per_row_gbs", gbs(r.per_row.us_per_call)}, {"packed_gbs", gbs(r.packed.us_per_call)},
-                         {"k_copies", r.copies}, {"ids_agree", r.ids_agree}});
+                         {"per_row_gbs", gbs(r.per_row.us_per_call)},
+                         {"packed_gbs", gbs(r.packed.us_per_call)},
+                         {"k_copies", r.copies},
+                         {"ids_agree", r.ids_agree}});
     j["cases"].push_back(ixo_bench::case_json(gate_case_name(r.c, "per_row"), r.per_row));
     j["cases"].push_back(ixo_bench::case_json(gate_case_name(r.c, "packed"), r.packed));
   }
@@ -309,15 +325,23 @@ int main(int argc, char** argv) {
   bool quick = false, gate = false;
   std::string out, json_path;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) protocol.timed_replays = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--calls") && i + 1 < argc) protocol.calls_per_replay = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--gate")) gate = true;
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      protocol.timed_replays = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--calls") && i + 1 < argc)
+      protocol.calls_per_replay = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out = argv[++i];
+    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
+      json_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[i], "--gate"))
+      gate = true;
     else {
-      std::fprintf(stderr, "unknown argument %s\nusage: bench_gpu_latency [--reps N] [--calls N] [--out table.md] "
-                           "[--json cases.json] [--quick] [--gate]\n", argv[i]);
+      std::fprintf(stderr,
+                   "unknown argument %s\nusage: bench_gpu_latency [--reps N] [--calls N] [--out table.md] "
+                   "[--json cases.json] [--quick] [--gate]\n",
+                   argv[i]);
       return 2;
     }
   }
@@ -337,7 +361,8 @@ int main(int argc, char** argv) {
   for (const LatencyCase& c : suite(quick)) {
     results.push_back(run_case(c, protocol, static_cast<std::size_t>(prop.l2CacheSize), st));
     const LatencyResult& r = results.back();
-    std::fprintf(stderr, "b%d ctx %s H%d %s: per-row %.2f us (CV %.1f %%, %d tries), packed %.2f us (CV %.1f %%, %d tries)%s\n",
+    std::fprintf(stderr,
+                 "b%d ctx %s H%d %s: per-row %.2f us (CV %.1f %%, %d tries), packed %.2f us (CV %.1f %%, %d tries)%s\n",
                  c.requests, context_name(c.context).c_str(), c.heads, kdt_name(c).c_str(), r.per_row.us_per_call,
                  100 * r.per_row.cv, r.per_row.attempts, r.packed.us_per_call, 100 * r.packed.cv, r.packed.attempts,
                  r.ids_agree ? "" : " WARNING: packed ids != per-row ids");

@@ -31,13 +31,13 @@
 
 namespace {
 
-constexpr int kRowBytes = 256;             // bf16, D 128
-constexpr int kSubRows = 32;               // rows a sub-tile
+constexpr int kRowBytes = 256;  // bf16, D 128
+constexpr int kSubRows = 32;    // rows a sub-tile
 constexpr int kSubBytes = kSubRows * kRowBytes;
-constexpr int kSubsPerBlock = 4;           // block size 128
-constexpr int kWarps = 4;                  // a CTA
-constexpr int kCtas = 1024;                // the packed plan's grid at 16 x 131072
-constexpr int kStages = 3;                 // the bf16 ring's depth
+constexpr int kSubsPerBlock = 4;                          // block size 128
+constexpr int kWarps = 4;                                 // a CTA
+constexpr int kCtas = 1024;                               // the packed plan's grid at 16 x 131072
+constexpr int kStages = 3;                                // the bf16 ring's depth
 constexpr int kRingBytes = kWarps * kStages * kSubBytes;  // 96 KB a CTA
 enum Method { kLdg = 0, kCpAsync = 1, kBulk = 2, kLdgHalf = 3, kLdgHalfPf = 4, kCpAsyncPf = 5 };
 constexpr int kPfAhead = 3;  // sub-tiles ahead that the *Pf methods prefetch into L2
@@ -82,7 +82,9 @@ __device__ __forceinline__ void wait_group() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
 __device__ __forceinline__ void bar_init(std::uint64_t* bar) {
   asm volatile("mbarrier.init.shared.b64 [%0], 1;\n" ::"r"(smem_addr(bar)) : "memory");
 }
@@ -90,10 +92,10 @@ __device__ __forceinline__ void bar_expect(std::uint64_t* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 __device__ __forceinline__ void bulk_row(void* dst, const void* src, std::uint64_t* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                   smem_addr(dst)),
-               "l"(src), "n"(kRowBytes), "r"(smem_addr(bar))
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_addr(dst)),
+      "l"(src), "n"(kRowBytes), "r"(smem_addr(bar))
+      : "memory");
 }
 __device__ __forceinline__ void bar_wait(std::uint64_t* bar, unsigned parity) {
   asm volatile(
@@ -134,7 +136,8 @@ __global__ void __launch_bounds__(kWarps * 32, 2) read_pattern(const std::uint8_
 #pragma unroll
         for (int j = 0; j < 2; ++j)
 #pragma unroll
-          for (int l = 0; l < 4; ++l) v[j * 4 + l] = __ldcg(reinterpret_cast<const uint4*>(b + piece(h * 2 + j, l, lane)));
+          for (int l = 0; l < 4; ++l)
+            v[j * 4 + l] = __ldcg(reinterpret_cast<const uint4*>(b + piece(h * 2 + j, l, lane)));
 #pragma unroll
         for (int q = 0; q < 8; ++q) xor_in(acc, v[q]);
       }
@@ -191,7 +194,8 @@ __global__ void __launch_bounds__(kWarps * 32, 2) read_pattern(const std::uint8_
 }
 
 __global__ void fill(std::uint32_t* p, std::size_t n) {
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x)
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n;
+       i += (std::size_t)gridDim.x * blockDim.x)
     p[i] = static_cast<std::uint32_t>(i * 2654435761u);
 }
 
@@ -199,7 +203,8 @@ __global__ void fill(std::uint32_t* p, std::size_t n) {
 template <int M, int O>
 float run_pattern(const std::uint8_t* k, int subs, unsigned* sink, int reps, cudaStream_t st, int smem = kRingBytes) {
   CK(cudaFuncSetAttribute(read_pattern<M, O>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  return ixo_bench::median_event_us(st, 3, reps, [&](int) { read_pattern<M, O><<<kCtas, kWarps * 32, smem, st>>>(k, subs, sink); });
+  return ixo_bench::median_event_us(st, 3, reps,
+                                    [&](int) { read_pattern<M, O><<<kCtas, kWarps * 32, smem, st>>>(k, subs, sink); });
 }
 
 }  // namespace
@@ -209,8 +214,10 @@ int main(int argc, char** argv) {
   std::string out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--out" && i + 1 < argc) out = argv[++i];
+    if (a == "--reps" && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--out" && i + 1 < argc)
+      out = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--reps N] [--out table.md]\n", argv[0]);
       return 2;
@@ -239,28 +246,36 @@ int main(int argc, char** argv) {
     float us;
   };
   std::vector<Row> rows;
-  rows.push_back({"plain 16-byte loads, grid-stride (the read ceiling)", "-",
-                  ixo_bench::median_event_us(st, 3, reps, [&](int) {
-                    ixo_bench::read_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(reinterpret_cast<const uint4*>(k), bytes / 16, sink);
-                  })});
+  rows.push_back(
+      {"plain 16-byte loads, grid-stride (the read ceiling)", "-", ixo_bench::median_event_us(st, 3, reps, [&](int) {
+         ixo_bench::read_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(reinterpret_cast<const uint4*>(k),
+                                                                              bytes / 16, sink);
+       })});
   rows.push_back({"ldg (registers)", "chunk", run_pattern<kLdg, kChunk>(k, subs, sink, reps, st)});
   rows.push_back({"ldg (registers)", "spread", run_pattern<kLdg, kSpread>(k, subs, sink, reps, st)});
-  rows.push_back({"cp.async ring (the score kernel's)", "chunk", run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st)});
-  rows.push_back({"cp.async ring (the score kernel's)", "spread", run_pattern<kCpAsync, kSpread>(k, subs, sink, reps, st)});
+  rows.push_back(
+      {"cp.async ring (the score kernel's)", "chunk", run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st)});
+  rows.push_back(
+      {"cp.async ring (the score kernel's)", "spread", run_pattern<kCpAsync, kSpread>(k, subs, sink, reps, st)});
   rows.push_back({"TMA bulk rows + mbarrier ring", "chunk", run_pattern<kBulk, kChunk>(k, subs, sink, reps, st)});
   rows.push_back({"TMA bulk rows + mbarrier ring", "spread", run_pattern<kBulk, kSpread>(k, subs, sink, reps, st)});
-  rows.push_back({"ldg (registers), 1 CTA an SM", "chunk", run_pattern<kLdg, kChunk>(k, subs, sink, reps, st, 160 * 1024)});
+  rows.push_back(
+      {"ldg (registers), 1 CTA an SM", "chunk", run_pattern<kLdg, kChunk>(k, subs, sink, reps, st, 160 * 1024)});
   rows.push_back({"ldg, half a sub-tile in flight", "chunk", run_pattern<kLdgHalf, kChunk>(k, subs, sink, reps, st)});
-  rows.push_back({"ldg, half a sub-tile + L2 prefetch 3 ahead", "chunk", run_pattern<kLdgHalfPf, kChunk>(k, subs, sink, reps, st)});
-  rows.push_back({"cp.async ring + L2 prefetch 3 ahead", "chunk", run_pattern<kCpAsyncPf, kChunk>(k, subs, sink, reps, st)});
-  rows.push_back({"cp.async ring, 1 CTA an SM", "chunk", run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st, 160 * 1024)});
-  std::string table = "Device: " + std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) +
-                      " SMs. " + std::to_string(bytes / 1000000) + " MB read once a launch, median of " +
-                      std::to_string(reps) + " launches (CUDA events).\n\n| method | order | us | GB/s | % of the read ceiling |\n|---|---|---|---|---|\n";
+  rows.push_back({"ldg, half a sub-tile + L2 prefetch 3 ahead", "chunk",
+                  run_pattern<kLdgHalfPf, kChunk>(k, subs, sink, reps, st)});
+  rows.push_back(
+      {"cp.async ring + L2 prefetch 3 ahead", "chunk", run_pattern<kCpAsyncPf, kChunk>(k, subs, sink, reps, st)});
+  rows.push_back(
+      {"cp.async ring, 1 CTA an SM", "chunk", run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st, 160 * 1024)});
+  std::string table =
+      "Device: " + std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) + " SMs. " +
+      std::to_string(bytes / 1000000) + " MB read once a launch, median of " + std::to_string(reps) +
+      " launches (CUDA events).\n\n| method | order | us | GB/s | % of the read ceiling |\n|---|---|---|---|---|\n";
   for (const Row& r : rows) {
     char line[256];
-    std::snprintf(line, sizeof line, "| %s | %s | %.1f | %.0f | %.0f %% |\n", r.method, r.order, r.us, bytes / (r.us * 1e3),
-                  100.0 * rows[0].us / r.us);
+    std::snprintf(line, sizeof line, "| %s | %s | %.1f | %.0f | %.0f %% |\n", r.method, r.order, r.us,
+                  bytes / (r.us * 1e3), 100.0 * rows[0].us / r.us);
     table += line;
   }
   std::fputs(table.c_str(), stdout);

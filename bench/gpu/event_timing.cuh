@@ -43,7 +43,8 @@ float median_event_us(cudaStream_t st, int warmup, int reps, Launch&& launch) {
 // sink that is never written in practice (so the loads are not dropped).
 __global__ void read_kernel(const uint4* p, std::size_t n, unsigned* sink) {
   uint4 acc = make_uint4(0, 0, 0, 0);
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n;
+       i += (std::size_t)gridDim.x * blockDim.x) {
     const uint4 v = __ldg(p + i);
     acc.x ^= v.x;
     acc.y ^= v.y;

@@ -21,7 +21,8 @@ __device__ __forceinline__ std::uint32_t hash32(std::uint64_t x) {
 }
 // Random bf16 in about [-2, 2) (never NaN) or random finite e4m3fn codes.
 __global__ void init_k(std::uint8_t* k, std::size_t n_elems, int fp8, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n_elems; i += (std::size_t)gridDim.x * blockDim.x) {
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n_elems;
+       i += (std::size_t)gridDim.x * blockDim.x) {
     const std::uint32_t h = hash32(i * 0x9E3779B97F4A7C15ull + seed);
     if (fp8) {
       std::uint8_t c = static_cast<std::uint8_t>(h & 0xFF);

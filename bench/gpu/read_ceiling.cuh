@@ -29,7 +29,8 @@ inline BandwidthCeilings measure_ceilings(const cudaDeviceProp& prop, cudaStream
     read_kernel<<<prop.multiProcessorCount * 8, 512, 0, st>>>(static_cast<const uint4*>(a), n / 16, sink);
   });
   c.read_gbs = n / (read_us * 1e-6) / 1e9;
-  const float copy_us = median_event_us(st, 3, 10, [&](int) { CK(cudaMemcpyAsync(b, a, n / 2, cudaMemcpyDeviceToDevice, st)); });
+  const float copy_us =
+      median_event_us(st, 3, 10, [&](int) { CK(cudaMemcpyAsync(b, a, n / 2, cudaMemcpyDeviceToDevice, st)); });
   c.copy_gbs = 2.0 * (n / 2) / (copy_us * 1e-6) / 1e9;
   cudaFree(a);
   cudaFree(b);

@@ -11,15 +11,15 @@
 namespace ixo::common {
 
 struct CellPlace {
-  bool scored = false;          // some program writes score cell (h, r, b)
-  std::int64_t cta_x = -1;      // score grid x (blockIdx.x); grid y is kv_head
-  std::int64_t program = -1;    // row-axis program (a packed group, a trailing row, or one row)
+  bool scored = false;        // some program writes score cell (h, r, b)
+  std::int64_t cta_x = -1;    // score grid x (blockIdx.x); grid y is kv_head
+  std::int64_t program = -1;  // row-axis program (a packed group, a trailing row, or one row)
   int kv_head = -1;
-  int chunk = -1;               // KV chunk of the program, of plan.chunks
+  int chunk = -1;                           // KV chunk of the program, of plan.chunks
   std::int64_t chunk_b0 = 0, chunk_b1 = 0;  // the chunk's blocks [b0, b1) of its tile's length
-  std::int64_t tile_first = -1; // the tile's rows [tile_first, tile_first + tile_pack)
+  std::int64_t tile_first = -1;             // the tile's rows [tile_first, tile_first + tile_pack)
   int tile_pack = 0;
-  int tile_row = -1;            // row of the MMA tile: (draft, q head) = tile_row(i, pack, gqa)
+  int tile_row = -1;  // row of the MMA tile: (draft, q head) = tile_row(i, pack, gqa)
 };
 
 // Cell (q head h, row r, block b) under plan p (native_plan of the launch). Not scored: rows

@@ -34,25 +34,23 @@ namespace ixo::common::cp {
 // ---- Mutants of the CP path (mutation campaign, IXO_MUTANT(sel, id)) -------------------
 // BEGIN CP MUTANTS (ids 601-606, catalogued in kernels/common/mutants.hpp; 604 and 606
 // change the tile plan: plans.hpp group_plan)
-constexpr int kMutCpContiguousShards = mutants::cp_contiguous_shards;   // 601: contiguous shard scored, strided ids
-constexpr int kMutCpTopkOverWorld = mutants::cp_topk_over_world;       // 602: topk / WORLD candidates per shard
-constexpr int kMutCpGroupBlockCount = mutants::cp_group_nb_for_rows;   // 603: the group's nb for each row
+constexpr int kMutCpContiguousShards = mutants::cp_contiguous_shards;       // 601: contiguous shard scored, strided ids
+constexpr int kMutCpTopkOverWorld = mutants::cp_topk_over_world;            // 602: topk / WORLD candidates per shard
+constexpr int kMutCpGroupBlockCount = mutants::cp_group_nb_for_rows;        // 603: the group's nb for each row
 constexpr int kMutCpForcedLocalDropped = mutants::cp_forced_local_dropped;  // 605: forced local window dropped
 // END CP MUTANTS
 // -----------------------------------------------------------------------------------------
 
 constexpr int kIdBits = 16;
 constexpr std::int64_t kMaxBlocks = std::int64_t{1} << kIdBits;  // block ids must fit 16 bits
-constexpr int kMaxCandidates = 64;  // topk limit of CP: candidates per (shard, head, row)
+constexpr int kMaxCandidates = 64;                               // topk limit of CP: candidates per (shard, head, row)
 constexpr int kMaxWorld = kTileRows;                             // one row's WORLD heads fit one tile
 
 // Blocks each rank owns (graph-constant: from NB only).
 IXO_HD std::int64_t local_blocks(std::int64_t NB, int world) { return ceil_div(NB, world); }
 
 // Global block of shard cell `local` on rank `rank` (strided: local * WORLD + rank).
-IXO_HD std::int64_t shard_block(std::int64_t local, int rank, int world) {
-  return local * world + rank;
-}
+IXO_HD std::int64_t shard_block(std::int64_t local, int rank, int world) { return local * world + rank; }
 // The block the score kernel scores for a cell (== shard_block unless the contiguous-shard
 // mutant is on: it scores r*LOCAL + l but the candidates still label it strided).
 IXO_HD std::int64_t scored_block(std::int64_t local, int rank, int world, std::int64_t LOCAL, int mutant) {
@@ -73,14 +71,11 @@ IXO_HD std::int64_t local_end(std::int64_t nb, int rank, int world, std::int64_t
 }
 
 // Ordered value of a cell: 0 invalid; else 1 + monotone score bits (NaN lowest, +0 above -0).
-IXO_HD std::uint32_t cell_ord(float score) {
-  return static_cast<std::uint32_t>(topk_key(score, 0) >> 32) + 1u;
-}
+IXO_HD std::uint32_t cell_ord(float score) { return static_cast<std::uint32_t>(topk_key(score, 0) >> 32) + 1u; }
 // Candidate key of a cell; 0 = none. Larger key ranks first: score desc, then lower block.
 IXO_HD std::uint64_t cand_key(std::uint32_t ord, std::int64_t block) {
   if (ord == 0) return 0;
-  return (static_cast<std::uint64_t>(ord) << kIdBits) |
-         static_cast<std::uint64_t>((kMaxBlocks - 1) - block);
+  return (static_cast<std::uint64_t>(ord) << kIdBits) | static_cast<std::uint64_t>((kMaxBlocks - 1) - block);
 }
 IXO_HD std::int32_t key_block(std::uint64_t key) {
   if (key == 0) return -1;
@@ -157,8 +152,8 @@ IXO_HD std::uint32_t cell_value(float score, const RowFacts& f, const GroupPlan&
 // Buffer layouts. Shard cells of one rank: [WORLD (head), R, LOCAL], i.e.
 // common::score_index(head, row, local, R, LOCAL).
 // Candidate keys of one rank: [WORLD (head), R, topk]; gathered: [WORLD (src rank), ...].
-IXO_HD std::int64_t cand_index(std::int64_t src, std::int64_t head, std::int64_t row, int k, int world,
-                               std::int64_t R, int topk) {
+IXO_HD std::int64_t cand_index(std::int64_t src, std::int64_t head, std::int64_t row, int k, int world, std::int64_t R,
+                               int topk) {
   return ((src * world + head) * R + row) * topk + k;
 }
 

@@ -172,7 +172,8 @@ IXO_HD void chunk_blocks(std::int64_t nb, int chunks, int c, std::int64_t* b0, s
 
 // Forcing of block b of a row with nb blocks: the local window [nb-local, nb) gets 1e29
 // and wins over init; else b < init gets 1e30; else the score stays.
-IXO_HD float forced_score(float score, std::int64_t b, std::int64_t nb, int init_blocks, int local_blocks, int mutant = 0) {
+IXO_HD float forced_score(float score, std::int64_t b, std::int64_t nb, int init_blocks, int local_blocks,
+                          int mutant = 0) {
   std::int64_t local_start = nb - local_blocks;
   if (IXO_MUTANT(mutant, mutants::local_window_off_by_one)) local_start = nb - local_blocks - 1;
   if (local_start < 0) local_start = 0;
@@ -281,7 +282,8 @@ IXO_HD std::uint64_t topk_key(float score, std::int32_t id, int mutant = 0) {
     __builtin_memcpy(&u, &score, 4);
     u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
   }
-  if (IXO_MUTANT(mutant, mutants::tie_rule_reversed)) return (static_cast<std::uint64_t>(u) << 32) | static_cast<std::uint32_t>(id);
+  if (IXO_MUTANT(mutant, mutants::tie_rule_reversed))
+    return (static_cast<std::uint64_t>(u) << 32) | static_cast<std::uint32_t>(id);
   return (static_cast<std::uint64_t>(u) << 32) | (0xFFFFFFFFu - static_cast<std::uint32_t>(id));
 }
 IXO_HD std::int32_t topk_key_id(std::uint64_t key, int mutant = 0) {
@@ -295,8 +297,8 @@ IXO_HD std::int32_t topk_key_id(std::uint64_t key, int mutant = 0) {
 IXO_HD int kv_head_of(int q_head, int gqa) { return q_head / gqa; }
 
 // k_cache row of token t of table row `sid` (req_to_token is [rows, width], row-major).
-IXO_HD std::int64_t token_slot(const std::int32_t* req_to_token, std::int64_t width, std::int64_t sid,
-                               std::int64_t t, std::int64_t S, int mutant = 0) {
+IXO_HD std::int64_t token_slot(const std::int32_t* req_to_token, std::int64_t width, std::int64_t sid, std::int64_t t,
+                               std::int64_t S, int mutant = 0) {
   return wrap_slot(static_cast<std::int64_t>(req_to_token[sid * width + t]), S, mutant);
 }
 
@@ -355,8 +357,12 @@ IXO_HD float max_step(float m, float s) { return (s > m || s != s) ? s : m; }
 // +inf (the lse is +inf too, as in the oracle) or NaN (a NaN logit).
 IXO_HD bool max_is_final(float m) { return !(m > -INFINITY && m < INFINITY); }
 // The lse's exponential and logarithm, base 2 (logits are in log2 units).
-IXO_HD float lse_exp(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? expf(x) : exp2f(x); }
-IXO_HD float lse_log(float x, int mutant = 0) { return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? logf(x) : log2f(x); }
+IXO_HD float lse_exp(float x, int mutant = 0) {
+  return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? expf(x) : exp2f(x);
+}
+IXO_HD float lse_log(float x, int mutant = 0) {
+  return IXO_MUTANT(mutant, mutants::lse_natural_exp) ? logf(x) : log2f(x);
+}
 // Block lse, log2 units: m + log2(sum_t exp2(s_t - m)) with m the block max and the sum in
 // token order; a block whose max is not finite scores its max (max_is_final): a fully
 // masked block (m = -inf) -inf, a +inf logit +inf, a NaN logit NaN.

@@ -94,11 +94,11 @@ IXO_HD bool packed_plan_fits(int P, std::int64_t hq, std::int64_t hk) {
 // CPU twin, the CUDA/HIP launcher and gpu::plan all call native_plan, as CP calls cp_plan. A
 // program is (row-axis index, KV chunk, K head); the grid is (batch * chunks, hk).
 struct NativePlan {
-  int pack = 1;              // rows a program packs: packed_queries on the packed plan when it fits, else 1
-  int gqa = 1;               // q heads per K head
-  std::int64_t hk = 1;       // programs along the K-head axis (grid y)
-  std::int64_t batch = 0;    // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
-  int chunks = 1;            // KV chunks per row-axis program (score_chunks)
+  int pack = 1;            // rows a program packs: packed_queries on the packed plan when it fits, else 1
+  int gqa = 1;             // q heads per K head
+  std::int64_t hk = 1;     // programs along the K-head axis (grid y)
+  std::int64_t batch = 0;  // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
+  int chunks = 1;          // KV chunks per row-axis program (score_chunks)
   IXO_HD std::int64_t grid_x() const { return batch * chunks; }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };
@@ -213,13 +213,13 @@ struct TileShape {
 };
 // Everything a scorer needs to know about tile row i. Plain data.
 struct RowPlan {
-  bool used;                // i < pack * gqa
-  std::int64_t row;         // query row the tile row reads q from
-  int head;                 // its q head
-  RowFacts f;               // the row's own facts (f.nb: the nb it is validated with)
-  std::int64_t nb_force;    // the nb its forcing uses (== f.nb)
-  std::int64_t L_mask;      // the length its lanes are masked with (== f.L)
-  std::int64_t store_row;   // where its scores are stored (== row, head)
+  bool used;               // i < pack * gqa
+  std::int64_t row;        // query row the tile row reads q from
+  int head;                // its q head
+  RowFacts f;              // the row's own facts (f.nb: the nb it is validated with)
+  std::int64_t nb_force;   // the nb its forcing uses (== f.nb)
+  std::int64_t L_mask;     // the length its lanes are masked with (== f.L)
+  std::int64_t store_row;  // where its scores are stored (== row, head)
   int store_head;
 };
 IXO_HD RowPlan row_plan(const RowInputs& in, const TileShape& t, int i, const GroupPlan& g, int mutant = 0) {
@@ -240,11 +240,15 @@ IXO_HD RowPlan row_plan(const RowInputs& in, const TileShape& t, int i, const Gr
 }
 // Whether the scorer writes block b of a row (writes, nb: its facts), and whether the
 // stray_column_write mutant also writes column nb (one past the row's blocks) for block b.
-IXO_HD bool writes_block(bool writes, std::int64_t nb, std::int64_t b, std::int64_t NB) { return writes && b < nb && b < NB; }
+IXO_HD bool writes_block(bool writes, std::int64_t nb, std::int64_t b, std::int64_t NB) {
+  return writes && b < nb && b < NB;
+}
 IXO_HD bool stray_column(std::int64_t nb, std::int64_t b, std::int64_t NB, int mutant = 0) {
   return IXO_MUTANT(mutant, mutants::stray_column_write) && b + 1 == nb && b + 1 < NB;
 }
-IXO_HD bool row_writes_block(const RowPlan& m, std::int64_t b, std::int64_t NB) { return writes_block(m.f.writes, m.f.nb, b, NB); }
+IXO_HD bool row_writes_block(const RowPlan& m, std::int64_t b, std::int64_t NB) {
+  return writes_block(m.f.writes, m.f.nb, b, NB);
+}
 
 // ---- Top-k plan --------------------------------------------------------------------------
 // Plan of the top-k of (head, row r): rows with nb <= topk (inactive rows: nb = 0) take the

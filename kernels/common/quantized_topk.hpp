@@ -36,8 +36,9 @@ IXO_HD std::uint32_t u32_saturating(float t) {
 IXO_HD std::uint32_t quantized_key(float v, std::int32_t id, QuantizedMap m, int mutant = 0) {
   std::uint32_t q = u32_saturating(fmaf(v, m.scale, m.bias));
   q = q < 65535u ? q : 65535u;
-  const std::uint32_t field = IXO_MUTANT(mutant, mutants::msa_ties_higher_id) ? static_cast<std::uint32_t>(id) & 0xFFFFu
-                                                                               : ~static_cast<std::uint32_t>(id) & 0xFFFFu;
+  const std::uint32_t field = IXO_MUTANT(mutant, mutants::msa_ties_higher_id)
+                                  ? static_cast<std::uint32_t>(id) & 0xFFFFu
+                                  : ~static_cast<std::uint32_t>(id) & 0xFFFFu;
   return (q << 16) | field;
 }
 IXO_HD std::int32_t quantized_key_id(std::uint32_t key, int mutant = 0) {

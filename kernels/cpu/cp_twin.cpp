@@ -38,14 +38,14 @@ struct Launch : cm::IndexConfig {
   int eb = 2;
   float multiplier = 0.f;
   int mutant = 0;
-  const float* qg = nullptr;     // gathered q, widened: [WORLD, R, D]
+  const float* qg = nullptr;       // gathered q, widened: [WORLD, R, D]
   std::uint32_t* cells = nullptr;  // [WORLD (rank), WORLD (head), R, LOCAL]
 };
 
 struct Scratch {
   std::vector<cm::RowPlan> tile;  // tile row i: (row, head) and the row's facts
-  std::vector<float> k;       // [D]
-  std::vector<float> logits;  // [tile rows, bs]
+  std::vector<float> k;           // [D]
+  std::vector<float> logits;      // [tile rows, bs]
 };
 
 // One tile: rows [first, first + pack) of rank `rank`, shard cells [l0, l1).
@@ -90,7 +90,8 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
         const cm::RowPlan& m = w.tile[i];
         if (!cc::cell_scored(m.f, gp, b, a.NB, a.mutant) || tt >= cm::block_tokens(b, m.f.L, a.block_size)) continue;
         const float* q = a.qg + (static_cast<std::int64_t>(m.head) * c.R + m.row) * D;
-        w.logits[static_cast<std::size_t>(i) * a.block_size + tt] = cm::logit(cm::dot_fp32(q, w.k.data(), D), a.multiplier);
+        w.logits[static_cast<std::size_t>(i) * a.block_size + tt] =
+            cm::logit(cm::dot_fp32(q, w.k.data(), D), a.multiplier);
       }
     }
     for (int i = 0; i < n; ++i) {
@@ -98,8 +99,10 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int rank, std::int6
       if (!cc::cell_scored(m.f, gp, b, a.NB, a.mutant)) continue;
       const int own = cm::block_tokens(b, m.f.L, a.block_size);
       const int cnt = own < nload ? own : nload;
-      const float score = cm::block_score(w.logits.data() + static_cast<std::size_t>(i) * a.block_size, cnt, 1, a.score_lse);
-      rank_cells[cm::score_index(m.head, m.row, l, c.R, p.LOCAL)] = cc::cell_value(score, m.f, gp, b, a.init_blocks, a.local_blocks, a.mutant);
+      const float score =
+          cm::block_score(w.logits.data() + static_cast<std::size_t>(i) * a.block_size, cnt, 1, a.score_lse);
+      rank_cells[cm::score_index(m.head, m.row, l, c.R, p.LOCAL)] =
+          cc::cell_value(score, m.f, gp, b, a.init_blocks, a.local_blocks, a.mutant);
     }
   }
 }
@@ -115,7 +118,8 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   cm::chunk_blocks(p.LOCAL, p.chunks, chunk, &l0, &l1);  // shard cells of the chunk
   if (l0 >= l1) return;
   const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack);
-  for (int t = 0; t < pt.count; ++t) run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, rank, l0, l1, w);
+  for (int t = 0; t < pt.count; ++t)
+    run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, rank, l0, l1, w);
 }
 
 // Top candidates of one (rank, head, row) shard: keys in rank order (largest first) into
@@ -123,8 +127,8 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
 void shard_candidates(const Launch& a, int rank, std::int64_t head, std::int64_t r, std::vector<std::uint64_t>& keys,
                       std::uint64_t* out) {
   const Plan& p = a.plan;
-  const std::uint32_t* cell =
-      a.cells + static_cast<std::int64_t>(rank) * p.world * a.c->R * p.LOCAL + cm::score_index(head, r, 0, a.c->R, p.LOCAL);
+  const std::uint32_t* cell = a.cells + static_cast<std::int64_t>(rank) * p.world * a.c->R * p.LOCAL +
+                              cm::score_index(head, r, 0, a.c->R, p.LOCAL);
   keys.resize(p.LOCAL);
   for (std::int64_t l = 0; l < p.LOCAL; ++l) keys[l] = cc::cand_key(cell[l], cc::shard_block(l, rank, p.world));
   const std::int64_t kept = std::min<std::int64_t>(p.candidates, p.LOCAL);

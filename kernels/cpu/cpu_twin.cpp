@@ -33,11 +33,11 @@ namespace cm = ixo::common;
 struct Launch : cm::IndexConfig {
   const Case* c = nullptr;
   Plan plan;
-  int score_topk = 0;      // rows with nb <= score_topk are not scored (topk; 0: score every active row)
-  int eb = 2;              // bytes per K element (nvfp4: 1, two codes a byte; see krow_bytes)
+  int score_topk = 0;           // rows with nb <= score_topk are not scored (topk; 0: score every active row)
+  int eb = 2;                   // bytes per K element (nvfp4: 1, two codes a byte; see krow_bytes)
   std::int64_t krow_bytes = 0;  // bytes of one K row
-  float multiplier = 0.f;  // logit multiplier (log2 units)
-  int mutant = 0;          // injected bug id (0 = none); reaches the program for IXO_MUTANT
+  float multiplier = 0.f;       // logit multiplier (log2 units)
+  int mutant = 0;               // injected bug id (0 = none); reaches the program for IXO_MUTANT
   float* scores = nullptr;
   // fp8 K: the 256 codes decoded once by common::fp8_to_float (the same values, as a
   // GPU kernel's decode table would hold them). Unused for bf16.
@@ -95,7 +95,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
 
   const std::uint8_t* k_cache = c.k_cache.data();
   const std::int64_t krow_bytes = a.krow_bytes;
-  const std::int64_t srow_bytes = c.D / cm::kNvfp4Block;  // nvfp4 scales a K row
+  const std::int64_t srow_bytes = c.D / cm::kNvfp4Block;   // nvfp4 scales a K row
   const int kload = cm::tile_k_head(kvh, pack, a.mutant);  // == kvh
   for (std::int64_t b = b0; b < b1; ++b) {
     bool need = false;
@@ -107,7 +107,8 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
       const std::int64_t t = b * a.block_size + tt;
       const std::int64_t ks = cm::token_slot(c.req_to_token.data(), c.width, g.sid, t, c.S, a.mutant);
       const std::uint8_t* krow = k_cache + (ks * c.Hk + kload) * krow_bytes;
-      const std::uint8_t* srow = a.k_code == cm::kNvfp4 ? c.k_scales.data() + (ks * c.Hk + kload) * srow_bytes : nullptr;
+      const std::uint8_t* srow =
+          a.k_code == cm::kNvfp4 ? c.k_scales.data() + (ks * c.Hk + kload) * srow_bytes : nullptr;
       for (int d = 0; d < D; ++d) w.k[d] = load_k(a, krow, srow, d);
       for (int i = 0; i < tile_n; ++i) {
         const cm::RowPlan& s = w.tile[i];
@@ -129,7 +130,8 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
       const float score = cm::block_score(lg, n, 1, a.score_lse, a.mutant);
       const float forced = cm::forced_score(score, b, s.nb_force, a.init_blocks, a.local_blocks, a.mutant);
       a.scores[cm::score_index(s.store_head, s.store_row, b, c.R, a.NB)] = forced;
-      if (cm::stray_column(s.f.nb, b, a.NB, a.mutant)) a.scores[cm::score_index(s.store_head, s.store_row, b + 1, c.R, a.NB)] = forced;
+      if (cm::stray_column(s.f.nb, b, a.NB, a.mutant))
+        a.scores[cm::score_index(s.store_head, s.store_row, b + 1, c.R, a.NB)] = forced;
     }
   }
 }
@@ -143,12 +145,12 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const std::int64_t gc = program / p.hk;
   const int chunk = static_cast<int>(gc % p.chunks);
   const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), gc / p.chunks, c.R, p.pack, a.mutant);
-  for (int t = 0; t < pt.count; ++t) run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
+  for (int t = 0; t < pt.count; ++t)
+    run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
 }
 
 // Top-k of one (head, row): one program per pair, as the GPU's one CTA per pair.
-void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std::uint64_t>& keys,
-                std::int32_t* out) {
+void select_row(const Launch& a, std::int64_t h, std::int64_t r, std::vector<std::uint64_t>& keys, std::int32_t* out) {
   const Case& c = *a.c;
   const cm::TopkPlan t = cm::topk_plan(row_inputs(c), r, a.NB, a.mutant);
   if (t.shortcut) {  // trivial rows, inactive rows included (nb = 0): scores are not read
@@ -289,7 +291,8 @@ std::int64_t k_tokens_loaded(const Case& c, const Plan& p) {
   const cm::RowInputs in = row_inputs(c);
   for (std::int64_t x = 0; x < p.batch; ++x) {
     const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack);
-    for (int t = 0; t < pt.count; ++t) total += cm::group_plan(in, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack).Lg;
+    for (int t = 0; t < pt.count; ++t)
+      total += cm::group_plan(in, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack).Lg;
   }
   return total * p.hk;
 }

@@ -94,7 +94,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     std::string tmpl = (fs::temp_directory_path() / "ixo-exec-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+    if (!mkdtemp(tmpl.data()))
+      throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
     path = tmpl;
   }
   ~TempDir() {
@@ -126,16 +127,20 @@ class ExecBackend : public Backend {
     const int status = spawn_and_wait(case_dir, out_dir, out_log, err);
     const std::string who = name();
     if (status == -1)
-      throw KernelFailure(fmt::format("{} timed out after {} s (killed); stderr tail:\n{}", who, timeout_s_, tail_of(err)));
+      throw KernelFailure(
+          fmt::format("{} timed out after {} s (killed); stderr tail:\n{}", who, timeout_s_, tail_of(err)));
     if (WIFSIGNALED(status))
       throw KernelFailure(fmt::format("{} was killed by signal {} ({}); stderr tail:\n{}", who, WTERMSIG(status),
-                              strsignal(WTERMSIG(status)), tail_of(err)));
+                                      strsignal(WTERMSIG(status)), tail_of(err)));
     const int code = WEXITSTATUS(status);
-    if (code == 77 && !IXO_JUDGE_MUTANT(exec_exit77_passes)) throw Unsupported(who + " does not support this case (exit 77): " + tail_of(err, 300));
-    if (code != 0 && code != 77 && !IXO_JUDGE_MUTANT(exec_nonzero_exit_ignored)) throw KernelFailure(fmt::format("{} exited with status {}; stderr tail:\n{}", who, code, tail_of(err)));
+    if (code == 77 && !IXO_JUDGE_MUTANT(exec_exit77_passes))
+      throw Unsupported(who + " does not support this case (exit 77): " + tail_of(err, 300));
+    if (code != 0 && code != 77 && !IXO_JUDGE_MUTANT(exec_nonzero_exit_ignored))
+      throw KernelFailure(fmt::format("{} exited with status {}; stderr tail:\n{}", who, code, tail_of(err)));
     const fs::path topk = out_dir / "topk_idx.npy", scores = out_dir / "scores.npy";
     if (!fs::exists(topk))
-      throw KernelFailure(fmt::format("{} exited 0 but wrote no OUT_DIR/topk_idx.npy; stderr tail:\n{}", who, tail_of(err)));
+      throw KernelFailure(
+          fmt::format("{} exited 0 but wrote no OUT_DIR/topk_idx.npy; stderr tail:\n{}", who, tail_of(err)));
     try {
       return load_observed(c, topk.string(), fs::exists(scores) ? scores.string() : "");
     } catch (const InputError& e) {
@@ -145,7 +150,8 @@ class ExecBackend : public Backend {
 
  private:
   // Returns the wait status, or -1 after a timeout (the whole process group is killed).
-  int spawn_and_wait(const fs::path& case_dir, const fs::path& out_dir, const fs::path& out_log, const fs::path& err) const {
+  int spawn_and_wait(const fs::path& case_dir, const fs::path& out_dir, const fs::path& out_log,
+                     const fs::path& err) const {
     std::vector<std::string> words = argv_;
     words.push_back(case_dir.string());
     words.push_back(out_dir.string());

@@ -44,7 +44,8 @@ __device__ __forceinline__ cm::GroupPlan cp_group_plan(const cm::RowInputs& in, 
   return cm::group_plan(in, first, pack, kNativeMutantsOff);
 }
 
-constexpr int kCandThreads = 256;  // >= 256: radix_select finds each digit with a block scan, not one thread (29 us -> see docs/performance.md)
+constexpr int kCandThreads =
+    256;  // >= 256: radix_select finds each digit with a block scan, not one thread (29 us -> see docs/performance.md)
 constexpr int kMergeThreads = 256;
 constexpr int kMergeMax = cc::kMaxWorld * cc::kMaxCandidates;
 
@@ -87,8 +88,8 @@ struct CpRowS {
 // native tile with gqa = WORLD and one K head).
 __device__ __forceinline__ CpRowS load_row(const CpScoreParams& p, std::int64_t first, int pack, int i,
                                            const cm::GroupPlan& gp) {
-  const cm::RowPlan r = cm::row_plan(cm::row_inputs(p, p.slot, p.lens),
-                                     cm::TileShape{first, pack, p.world, 1, 0}, i, gp, kNativeMutantsOff);
+  const cm::RowPlan r = cm::row_plan(cm::row_inputs(p, p.slot, p.lens), cm::TileShape{first, pack, p.world, 1, 0}, i,
+                                     gp, kNativeMutantsOff);
   return CpRowS{r.f, r.row, r.head, r.used ? 1 : 0};
 }
 
@@ -177,8 +178,11 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
 
   std::uint32_t qa[kSteps][4];
   load_q_fragments<D, KC>(
-      qa, m0.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m0.head) * p.R + m0.row) * D) : nullptr,
-      m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D) : nullptr,
+      qa,
+      m0.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m0.head) * p.R + m0.row) * D)
+              : nullptr,
+      m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D)
+              : nullptr,
       tig);
 
   const bool lse = p.score_lse != 0;
@@ -387,7 +391,8 @@ __global__ void __launch_bounds__(NT) cp_merge_kernel(CpMergeParams p) {
   const std::int64_t r = hr % p.R;
   const int n = p.world * p.topk;
   if (tid == 0) count = 0;
-  for (int i = tid; i < n; i += NT) ks[i] = p.gathered[cc::cand_index(i / p.topk, head, r, i % p.topk, p.world, p.R, p.topk)];
+  for (int i = tid; i < n; i += NT)
+    ks[i] = p.gathered[cc::cand_index(i / p.topk, head, r, i % p.topk, p.world, p.R, p.topk)];
   __syncthreads();
   for (int i = tid; i < n; i += NT) {
     const std::uint64_t key = ks[i];

@@ -17,18 +17,18 @@ namespace ixo::gpu {
 // has WORLD heads over one K head, bf16 q, and `pack` below) plus the CP launch knobs.
 struct CpArgs : common::IndexConfig {
   // Device pointers.
-  const std::uint16_t* qg = nullptr;          // gathered q [WORLD (head), R, D] bf16 bits
-  const void* k_cache = nullptr;              // [S, 1, D] bf16 bits or fp8 codes
-  const std::int32_t* req_to_token = nullptr; // [rows, width]
-  const std::int64_t* slot_ids = nullptr;     // [R]
-  const std::int64_t* seq_lens = nullptr;     // [R]
-  std::uint32_t* cells = nullptr;             // [ranks, WORLD, R, LOCAL] shard cells (cp_cells_bytes)
-  std::uint64_t* keys = nullptr;              // [ranks, WORLD, R, topk] this launch's candidates
-  int world = 1;        // WORLD = ranks of the CP group = index heads
-  int rank_base = 0;    // first rank this launch computes
-  int ranks = 1;        // ranks this launch computes (grid.y)
-  int pack = 1;         // packed_queries: rows of a whole group; > 1 only when cp_pack_supported (else per-row)
-  int num_chunks = 0;   // 0 = common::cp::num_chunks plan
+  const std::uint16_t* qg = nullptr;           // gathered q [WORLD (head), R, D] bf16 bits
+  const void* k_cache = nullptr;               // [S, 1, D] bf16 bits or fp8 codes
+  const std::int32_t* req_to_token = nullptr;  // [rows, width]
+  const std::int64_t* slot_ids = nullptr;      // [R]
+  const std::int64_t* seq_lens = nullptr;      // [R]
+  std::uint32_t* cells = nullptr;              // [ranks, WORLD, R, LOCAL] shard cells (cp_cells_bytes)
+  std::uint64_t* keys = nullptr;               // [ranks, WORLD, R, topk] this launch's candidates
+  int world = 1;                               // WORLD = ranks of the CP group = index heads
+  int rank_base = 0;                           // first rank this launch computes
+  int ranks = 1;                               // ranks this launch computes (grid.y)
+  int pack = 1;        // packed_queries: rows of a whole group; > 1 only when cp_pack_supported (else per-row)
+  int num_chunks = 0;  // 0 = common::cp::num_chunks plan
   int mutant = 0;
 };
 

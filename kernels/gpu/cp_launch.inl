@@ -46,10 +46,14 @@ gpuError_t launch_cp_fmt(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) 
 template <int D>
 gpuError_t launch_cp_d(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
   switch (p.k_code) {
-    case ixo::common::kBf16: return launch_cp_fmt<D, ixo::common::kBf16>(p, grid, s);
-    case ixo::common::kE4m3fn: return launch_cp_fmt<D, ixo::common::kE4m3fn>(p, grid, s);
-    case ixo::common::kE4m3fnuz: return launch_cp_fmt<D, ixo::common::kE4m3fnuz>(p, grid, s);
-    default: return launch_cp_fmt<D, ixo::common::kE5m2>(p, grid, s);
+    case ixo::common::kBf16:
+      return launch_cp_fmt<D, ixo::common::kBf16>(p, grid, s);
+    case ixo::common::kE4m3fn:
+      return launch_cp_fmt<D, ixo::common::kE4m3fn>(p, grid, s);
+    case ixo::common::kE4m3fnuz:
+      return launch_cp_fmt<D, ixo::common::kE4m3fnuz>(p, grid, s);
+    default:
+      return launch_cp_fmt<D, ixo::common::kE5m2>(p, grid, s);
   }
 }
 
@@ -71,7 +75,8 @@ int launch_cp_score(const CpArgs& a, void* stream) {
   const int pack = cp_pack_supported(a) ? a.pack : 1;
   const cpk::CpScoreParams p = cp_score_params(a, pack, cp_local(a));
   // Graph-constant grid (R, pack, LOCAL); which groups pack is decided per CTA from slot_ids.
-  const dim3 grid(static_cast<unsigned>(ixo::common::packed_batch(a.R, pack) * p.chunks), static_cast<unsigned>(a.ranks));
+  const dim3 grid(static_cast<unsigned>(ixo::common::packed_batch(a.R, pack) * p.chunks),
+                  static_cast<unsigned>(a.ranks));
   const auto s = static_cast<gpuStream_t>(stream);
   gpuError_t e;
 #if defined(IXO_GPU_CUDA)

@@ -43,7 +43,8 @@ class CudaBackend final : public Backend {
     std::string why;
     if (!device_present(&why)) throw std::runtime_error(name() + " unavailable: " + why);
     if (!supports(c, &why)) throw InputError("case", name() + " does not support this case: " + why);
-    if (!gpu::head_dim_supported(c.D)) throw InputError("D", "cuda backends support D 1..256, got " + std::to_string(c.D));
+    if (!gpu::head_dim_supported(c.D))
+      throw InputError("D", "cuda backends support D 1..256, got " + std::to_string(c.D));
     const std::int64_t NB = c.NB();
     const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
     gpu::IndexArgs a = gpu::index_args(c, q_scale);
@@ -74,7 +75,8 @@ class CudaBackend final : public Backend {
     o.has_scores = true;
     o.topk_idx.resize(topk.n);
     o.scores.resize(ncells);
-    if (topk.n) check(cudaMemcpy(o.topk_idx.data(), topk.p, topk.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H");
+    if (topk.n)
+      check(cudaMemcpy(o.topk_idx.data(), topk.p, topk.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H");
     if (ncells) check(cudaMemcpy(o.scores.data(), scores.p, ncells * sizeof(float), cudaMemcpyDeviceToHost), "D2H");
     return o;
   }

@@ -45,9 +45,7 @@ struct TopkParams : cm::IndexConfig {
 
 // ---------------------------------------------------------------- shared per-group logic
 // The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
-__device__ __forceinline__ cm::RowInputs row_inputs(const ScoreParams& p) {
-  return cm::row_inputs(p, p.slot, p.lens);
-}
+__device__ __forceinline__ cm::RowInputs row_inputs(const ScoreParams& p) { return cm::row_inputs(p, p.slot, p.lens); }
 __device__ __forceinline__ cm::GroupPlan group_plan(const ScoreParams& p, std::int64_t first, int pack) {
   return cm::group_plan(row_inputs(p), first, pack, p.mutant);
 }
@@ -57,8 +55,8 @@ __device__ __forceinline__ cm::GroupPlan group_plan(const ScoreParams& p, std::i
 struct RowMeta {
   std::int64_t L;
   std::int64_t nb;
-  bool write;  // active, nb > topk: this row's columns [0, nb) are written
-  float* out;  // score row base
+  bool write;             // active, nb > topk: this row's columns [0, nb) are written
+  float* out;             // score row base
   std::int64_t nb_force;  // the nb its forcing uses (== nb)
   std::int64_t L_mask;    // the length its lanes are masked with (== L)
 };
@@ -69,7 +67,7 @@ __device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int6
   const cm::RowPlan r =
       cm::row_plan(row_inputs(p), cm::TileShape{first, pack, p.gqa, static_cast<int>(p.Hk), kvh}, i, g, p.mutant);
   if (!r.used) return RowMeta{0, 0, false, nullptr, 0, 0};
-  return RowMeta{r.f.L, r.f.nb, r.f.writes, p.scores + cm::score_index(r.store_head, r.store_row, 0, p.R, p.NB),
+  return RowMeta{r.f.L,      r.f.nb,  r.f.writes, p.scores + cm::score_index(r.store_head, r.store_row, 0, p.R, p.NB),
                  r.nb_force, r.L_mask};
 }
 
@@ -91,14 +89,14 @@ constexpr int kSlotAhead = 4;    // req_to_token entries loaded this many sub-ti
 // K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
 // table row sid). lut: the fp8 decode table.
 template <int D, int KC>
-__device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack, const cm::GroupPlan& g,
-                                               int c, int kvh, const std::uint16_t* lut) {
+__device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack,
+                                               const cm::GroupPlan& g, int c, int kvh, const std::uint16_t* lut) {
   constexpr bool kFp8 = KC != cm::kBf16;
   constexpr int kEsz = kFp8 ? 1 : 2;
   constexpr int kNL = D * kEsz / 64;  // 16-byte loads per token-thread
   constexpr int kNS = MmaCfg<D, KC>::kStages;
   extern __shared__ uint4 kring[];  // [warp][stage][n-tile j][piece l][lane]
-  constexpr int kSteps = D / 16;      // mma k-steps
+  constexpr int kSteps = D / 16;    // mma k-steps
   static_assert(D % 64 == 0, "D must be a multiple of 64");
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -117,10 +115,18 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   std::uint32_t qa[kSteps][4];
   {
     const cm::TileRow t0 = cm::tile_row(grp, pack, p.gqa), t1 = cm::tile_row(grp + 8, pack, p.gqa);
-    const std::uint32_t* q0 =
-        t0.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t0.draft) * p.Hq + cm::tile_query_head(kvh, p.gqa, t0, static_cast<int>(p.Hk), p.mutant)) * D) : nullptr;
-    const std::uint32_t* q1 =
-        t1.used ? reinterpret_cast<const std::uint32_t*>(p.q + ((first + t1.draft) * p.Hq + cm::tile_query_head(kvh, p.gqa, t1, static_cast<int>(p.Hk), p.mutant)) * D) : nullptr;
+    const std::uint32_t* q0 = t0.used
+                                  ? reinterpret_cast<const std::uint32_t*>(
+                                        p.q + ((first + t0.draft) * p.Hq +
+                                               cm::tile_query_head(kvh, p.gqa, t0, static_cast<int>(p.Hk), p.mutant)) *
+                                                  D)
+                                  : nullptr;
+    const std::uint32_t* q1 = t1.used
+                                  ? reinterpret_cast<const std::uint32_t*>(
+                                        p.q + ((first + t1.draft) * p.Hq +
+                                               cm::tile_query_head(kvh, p.gqa, t1, static_cast<int>(p.Hk), p.mutant)) *
+                                                  D)
+                                  : nullptr;
     load_q_fragments<D, KC>(qa, q0, q1, tig);
   }
 
@@ -143,7 +149,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int64_t b_rem = b0 + (nblk & ~std::int64_t{3});  // first block of the remainder
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
-  const std::uint8_t* kbase = p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, pack, p.mutant)) * D * kEsz + tig * 16;
+  const std::uint8_t* kbase =
+      p.k + static_cast<std::int64_t>(cm::tile_k_head(kvh, pack, p.mutant)) * D * kEsz + tig * 16;
   // The decode table (built with p.mutant) instead of the hardware / integer widening when
   // it holds a mutant's decode.
   const bool use_lut = cm::fp8_decode_mutated(p.mutant);
@@ -186,8 +193,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     return t >= 0 ? Entry{__ldg(r2t_row + t), true} : Entry{0, false};
   };
   auto to_slot = [&](const Entry& e) -> std::int64_t {
-    return e.loaded ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S, p.mutant), row_bytes, p.mutant)
-                    : -1;
+    return e.loaded
+               ? cm::k_load_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S, p.mutant), row_bytes, p.mutant)
+               : -1;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int64_t my_slot) {
@@ -213,7 +221,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   state_reset(st1);
 
   for (; cur.it < total; cur.next(nsub)) {
-    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
+    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane,
+                     [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
 #pragma unroll
     for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
     r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
@@ -222,8 +231,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     int off0, q;
     const std::int64_t t0 = tile_start(cur, &off0, &q);
     float v0[8], v1[8];
-    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
-                                                            m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant},
+    subtile_logits<D, KC>(kfrag, qa,
+                          SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
+                                      m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant},
                           tig, v0, v1);
     state_add(st0, v0, lse, p.mutant);
     state_add(st1, v1, lse, p.mutant);
@@ -320,15 +330,26 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
   for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
     const int row = i / D, d = i % D;
     const cm::TileRow tr = cm::tile_row(row, pack, p.gqa);
-    sm.qs[row][d] = tr.used ? cm::bf16_to_float(p.q[((first + tr.draft) * p.Hq +
-                                                     cm::tile_query_head(kvh, p.gqa, tr, static_cast<int>(p.Hk), p.mutant)) * D + d])
-                            : 0.0f;
+    sm.qs[row][d] =
+        tr.used ? cm::bf16_to_float(p.q[((first + tr.draft) * p.Hq +
+                                         cm::tile_query_head(kvh, p.gqa, tr, static_cast<int>(p.Hk), p.mutant)) *
+                                            D +
+                                        d])
+                : 0.0f;
   }
   RowMeta mine{0, 0, false, nullptr, 0, 0};
   if (tid < used) mine = tile_row_meta(p, first, pack, kvh, tid, g);
   __syncthreads();
-  const ScalarKeys kk{p.k, p.r2t + g.sid * p.width, p.S, p.Hk, p.D, g.Lg, cm::tile_k_head(kvh, pack, p.mutant), p.block_size,
-                      p.mult, p.mutant};
+  const ScalarKeys kk{p.k,
+                      p.r2t + g.sid * p.width,
+                      p.S,
+                      p.Hk,
+                      p.D,
+                      g.Lg,
+                      cm::tile_k_head(kvh, pack, p.mutant),
+                      p.block_size,
+                      p.mult,
+                      p.mutant};
   for (std::int64_t b = b0; b < b1; ++b) {
     const float score = scalar_block_score<KC>(kk, b, used, mine.L_mask, p.score_lse != 0, sm);
     if (tid < used) write_block(mine, b, score, p);
@@ -393,7 +414,8 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   radix_compact<NT>(
       n, key, prefix, need, skip, scan,
       [&](std::uint32_t pos, std::int64_t j) {
-        if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
+        if (IXO_MUTANT(p.mutant, mutants::ids_unsorted))
+          pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
         if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
       },
       p.mutant);

@@ -14,15 +14,15 @@ namespace ixo::gpu {
 // ixo::index_config) plus the device buffers and the launch-only knobs.
 struct IndexArgs : common::IndexConfig {
   // Device pointers (layouts as in ixo::Case).
-  const std::uint16_t* q = nullptr;          // [R, Hq, D] bf16 bits
-  const void* k_cache = nullptr;             // [S, Hk, D] bf16 bits or fp8 codes
-  const std::int32_t* req_to_token = nullptr;// [rows, width]
-  const std::int64_t* slot_ids = nullptr;    // [R]
-  const std::int64_t* seq_lens = nullptr;    // [R]
-  float* scores = nullptr;                   // [Hq, R, NB] workspace (score_workspace_bytes)
-  std::int32_t* topk_idx = nullptr;          // [Hq, R, topk]
-  int num_chunks = 0;                        // 0 = common::num_kv_chunks plan; > 0 forces it
-  int mutant = 0;                            // mutation campaign selector (0 = none)
+  const std::uint16_t* q = nullptr;            // [R, Hq, D] bf16 bits
+  const void* k_cache = nullptr;               // [S, Hk, D] bf16 bits or fp8 codes
+  const std::int32_t* req_to_token = nullptr;  // [rows, width]
+  const std::int64_t* slot_ids = nullptr;      // [R]
+  const std::int64_t* seq_lens = nullptr;      // [R]
+  float* scores = nullptr;                     // [Hq, R, NB] workspace (score_workspace_bytes)
+  std::int32_t* topk_idx = nullptr;            // [Hq, R, topk]
+  int num_chunks = 0;                          // 0 = common::num_kv_chunks plan; > 0 forces it
+  int mutant = 0;                              // mutation campaign selector (0 = none)
 };
 
 // Return codes are the runtime's error codes (0 = success) as int.

@@ -58,10 +58,14 @@ gpuError_t launch_score_fmt(const detail::ScoreParams& p, dim3 grid, gpuStream_t
 template <int D>
 gpuError_t launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
   switch (p.k_code) {
-    case cm::kBf16: return launch_score_fmt<D, cm::kBf16>(p, grid, s);
-    case cm::kE4m3fn: return launch_score_fmt<D, cm::kE4m3fn>(p, grid, s);
-    case cm::kE4m3fnuz: return launch_score_fmt<D, cm::kE4m3fnuz>(p, grid, s);
-    default: return launch_score_fmt<D, cm::kE5m2>(p, grid, s);
+    case cm::kBf16:
+      return launch_score_fmt<D, cm::kBf16>(p, grid, s);
+    case cm::kE4m3fn:
+      return launch_score_fmt<D, cm::kE4m3fn>(p, grid, s);
+    case cm::kE4m3fnuz:
+      return launch_score_fmt<D, cm::kE4m3fnuz>(p, grid, s);
+    default:
+      return launch_score_fmt<D, cm::kE5m2>(p, grid, s);
   }
 }
 

@@ -26,7 +26,9 @@ using ScoreGrid = common::NativePlan;
 
 // The score kernel's grid of launch_score_rows (packed = false) or launch_score_packed: the
 // launcher's own common::native_plan (x = batch * chunks in common::program_chunk order, y = Hk).
-inline common::NativePlan score_grid(const IndexArgs& a, bool packed) { return common::native_plan(a, packed, a.num_chunks); }
+inline common::NativePlan score_grid(const IndexArgs& a, bool packed) {
+  return common::native_plan(a, packed, a.num_chunks);
+}
 
 // The top-k kernel's grid: one program per (head, row).
 inline std::int64_t topk_grid(const IndexArgs& a) { return a.Hq * a.R; }

@@ -25,7 +25,8 @@ namespace ixo::gpu::detail {
 // token's 4 threads loads bytes [c*64 + j*16, +16) of the K row for load c. The head-dim
 // order of the MMA's k index is permuted accordingly (the same permutation for Q), which
 // changes no arithmetic outside the hardware's own summation.
-__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                         std::uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
       "{%0,%1,%2,%3};\n"
@@ -42,7 +43,8 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
 // Two fp8 codes (low byte = first element) -> bf16x2 (low half = first element).
 // use_lut: take the table even where the hardware converts (the table holds a mutant's decode).
 template <int KC>
-__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, const std::uint16_t* lut, bool use_lut = false) {
+__device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, const std::uint16_t* lut,
+                                                         bool use_lut = false) {
 #if IXO_GPU_CVT_FP8
   if constexpr (KC == cm::kE4m3fn || KC == cm::kE5m2) {
     if (!use_lut) {
@@ -81,9 +83,9 @@ __device__ __forceinline__ std::uint32_t fp8x4_special(std::uint32_t w) {
 // Bytes (b_lo, b_hi) of w picked by sel into bits 8-15 / 24-31 -> bf16x2 (b_lo low).
 template <int KC>
 __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2_int(std::uint32_t w, unsigned sel) {
-  constexpr int kShift = KC == cm::kE5m2 ? 3 : 4;            // magnitude bits -> bf16 position
+  constexpr int kShift = KC == cm::kE5m2 ? 3 : 4;         // magnitude bits -> bf16 position
   constexpr std::uint32_t kSign = 0x80008000u >> kShift;  // where the sign bits land
-  constexpr std::uint32_t kFix = (1u << kShift) - 1u;       // y + kFix * sign moves them to bits 15 / 31
+  constexpr std::uint32_t kFix = (1u << kShift) - 1u;     // y + kFix * sign moves them to bits 15 / 31
   constexpr std::uint32_t kScale = KC == cm::kE5m2 ? 0x77807780u : 0x7B807B80u;  // 2^112 / 2^120
   const std::uint32_t y = __byte_perm(w, 0u, sel) >> kShift;
   const std::uint32_t r = y + kFix * (y & kSign);
@@ -126,8 +128,8 @@ struct MmaCfg {
   static_assert(kStages >= 2, "the ring issues ahead of the sub-tile it waits for");
   static constexpr int kRingBytes = (kScoreThreads / 32) * kStages * 4 * kNL * 32 * 16;  // K sub-tiles
   static constexpr int kEntryBytes = (kScoreThreads / 32) * kStages * 32 * 4;            // EntryRing
-  static constexpr int kSmemBytes = kRingBytes;                     // native score kernel
-  static constexpr int kSmemBytesWithEntries = kRingBytes + kEntryBytes;  // CP score kernel
+  static constexpr int kSmemBytes = kRingBytes;                                          // native score kernel
+  static constexpr int kSmemBytesWithEntries = kRingBytes + kEntryBytes;                 // CP score kernel
 };
 
 // A warp's share of the cp.async ring: [stage][n-tile j][piece l][lane] 16-byte pieces.
@@ -254,9 +256,9 @@ __device__ __forceinline__ void ring_step(const uint4* ring, const RingCursor<D,
 // entries itself), then a wait for that first group only. token(c): this lane's token of
 // sub-tile c (-1: none). Afterwards ahd = iss + kStages, where entry_issue continues.
 template <int D, int KC, class Token, class Direct>
-__device__ __forceinline__ void ring_start_entries(RingCursor<D, KC>& iss, RingCursor<D, KC>& ahd, EntryRing<D, KC>& ents,
-                                                   int nsub, std::int64_t total, int lane, const std::int32_t* row,
-                                                   Token&& token, Direct&& direct) {
+__device__ __forceinline__ void ring_start_entries(RingCursor<D, KC>& iss, RingCursor<D, KC>& ahd,
+                                                   EntryRing<D, KC>& ents, int nsub, std::int64_t total, int lane,
+                                                   const std::int32_t* row, Token&& token, Direct&& direct) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
   ahd.seek(iss.it + kNS - 1, nsub);
 #pragma unroll
@@ -273,8 +275,8 @@ __device__ __forceinline__ void ring_start_entries(RingCursor<D, KC>& iss, RingC
 // the entry of sub-tile ahd = c + kStages is copied into the stage just read.
 template <int D, int KC, class Token, class Issue>
 __device__ __forceinline__ void entry_issue(const RingCursor<D, KC>& c, RingCursor<D, KC>& ahd, EntryRing<D, KC>& ents,
-                                            int nsub, std::int64_t total, int lane, const std::int32_t* row, Token&& token,
-                                            Issue&& issue) {
+                                            int nsub, std::int64_t total, int lane, const std::int32_t* row,
+                                            Token&& token, Issue&& issue) {
   std::int32_t raw;
   const bool loaded = ents.read(c.stage, lane, &raw);
   issue(c, raw, loaded);
@@ -305,8 +307,8 @@ struct SubtileMask {
 // row's length are masked (common::masked_logit).
 template <int D, int KC, bool kInt>
 __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
-                                                    const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
-                                                    float (&v0)[8], float (&v1)[8]) {
+                                                    const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk,
+                                                    int tig, float (&v0)[8], float (&v1)[8]) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
   constexpr int kStepsPerLoad = (D / 16) / kNL;
 #pragma unroll

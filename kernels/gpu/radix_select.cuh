@@ -138,7 +138,8 @@ __device__ __forceinline__ void radix_compact(std::int64_t n, Key key, std::uint
     eq += u == prefix;
   }
   const std::uint64_t ex = block_exclusive_scan<NT>((static_cast<std::uint64_t>(gt) << 32) | eq, scan);
-  std::uint32_t gt_before = static_cast<std::uint32_t>(ex >> 32), eq_before = static_cast<std::uint32_t>(ex & 0xFFFFFFFFu);
+  std::uint32_t gt_before = static_cast<std::uint32_t>(ex >> 32),
+                eq_before = static_cast<std::uint32_t>(ex & 0xFFFFFFFFu);
   for (std::int64_t j = lo; j < hi; ++j) {
     const std::uint32_t u = key(j);
     bool take = false;

@@ -19,8 +19,8 @@ void assert_rows_equal(const Observed& a, std::int64_t a0, const Observed& b, st
         RC_ASSERT(a.topk_idx[ia * static_cast<std::size_t>(a.topk) + static_cast<std::size_t>(k)] ==
                   b.topk_idx[ib * static_cast<std::size_t>(b.topk) + static_cast<std::size_t>(k)]);
       if (a.has_scores)
-        RC_ASSERT(std::memcmp(&a.scores[ia * static_cast<std::size_t>(a.NB)], &b.scores[ib * static_cast<std::size_t>(b.NB)],
-                              4 * static_cast<std::size_t>(a.NB)) == 0);
+        RC_ASSERT(std::memcmp(&a.scores[ia * static_cast<std::size_t>(a.NB)],
+                              &b.scores[ib * static_cast<std::size_t>(b.NB)], 4 * static_cast<std::size_t>(a.NB)) == 0);
     }
 }
 

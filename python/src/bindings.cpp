@@ -43,7 +43,8 @@ std::vector<std::int64_t> shape_of(const py::array& a) { return {a.shape(), a.sh
 
 void need_ndim(const py::array& a, int ndim, const char* field, const char* dims) {
   if (a.ndim() != ndim)
-    throw ixo::InputError(field, "has " + std::to_string(a.ndim()) + " dimensions, expected " + std::to_string(ndim) + " " + dims);
+    throw ixo::InputError(
+        field, "has " + std::to_string(a.ndim()) + " dimensions, expected " + std::to_string(ndim) + " " + dims);
 }
 
 // q: uint16 bf16 bits, or uint8 e4m3fn codes (q_dtype e4m3fn) [R,Hq,D]; k: uint16 bf16 bits or
@@ -52,8 +53,8 @@ void need_ndim(const py::array& a, int ndim, const char* field, const char* dims
 using I32Array = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
 Case make_case(py::array q, py::array k, std::optional<I32Array> req_to_token,
                py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> slot_ids,
-               py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> seq_lens, const std::string& config_json,
-               std::optional<I32Array> page_table, const py::object& k_scales) {
+               py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> seq_lens,
+               const std::string& config_json, std::optional<I32Array> page_table, const py::object& k_scales) {
   Case c;
   c.cfg = ixo::parse_config_json(config_json);
   need_ndim(q, 3, "q", "[R, Hq, D]");
@@ -68,20 +69,24 @@ Case make_case(py::array q, py::array k, std::optional<I32Array> req_to_token,
   const bool fp4 = ixo::is_nvfp4(c.cfg.k_dtype);
   if (fp4) ixo::check_nvfp4_head_dim(c.cfg.k_dtype, c.D);
   if (k.shape(2) != (fp4 ? c.D / 2 : c.D))
-    throw ixo::InputError("k_cache", "dim 2 is " + std::to_string(k.shape(2)) + ", expected " + std::to_string(fp4 ? c.D / 2 : c.D) +
+    throw ixo::InputError("k_cache", "dim 2 is " + std::to_string(k.shape(2)) + ", expected " +
+                                         std::to_string(fp4 ? c.D / 2 : c.D) +
                                          (fp4 ? " (nvfp4: D/2 bytes of two E2M1 codes)" : " (q's head dim)"));
   if (page_table) {
     c.rows = page_table->shape(0), c.max_pages = page_table->shape(1);
     if (req_to_token && req_to_token->shape(0) != c.rows)
-      throw ixo::InputError("page_table", "has " + std::to_string(c.rows) + " rows, req_to_token " + std::to_string(req_to_token->shape(0)));
+      throw ixo::InputError("page_table", "has " + std::to_string(c.rows) + " rows, req_to_token " +
+                                              std::to_string(req_to_token->shape(0)));
     c.page_table = from_numpy(*page_table);
   }
   if (req_to_token) c.rows = req_to_token->shape(0), c.width = req_to_token->shape(1);
   if (c.cfg.q_dtype == ixo::KDtype::bf16) {
-    if (q.itemsize() != 2) throw ixo::InputError("q", "bf16 bits must be 2-byte elements, got " + std::to_string(q.itemsize()));
+    if (q.itemsize() != 2)
+      throw ixo::InputError("q", "bf16 bits must be 2-byte elements, got " + std::to_string(q.itemsize()));
     c.q = from_numpy(py::array_t<std::uint16_t, py::array::c_style | py::array::forcecast>(q));
   } else {
-    if (q.itemsize() != 1) throw ixo::InputError("q", "e4m3fn codes must be 1-byte elements, got " + std::to_string(q.itemsize()));
+    if (q.itemsize() != 1)
+      throw ixo::InputError("q", "e4m3fn codes must be 1-byte elements, got " + std::to_string(q.itemsize()));
     const auto q8 = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>(q);
     c.q.assign(q8.data(), q8.data() + q8.size());
   }
@@ -91,24 +96,30 @@ Case make_case(py::array q, py::array k, std::optional<I32Array> req_to_token,
     if (!ks || py::array(k_scales).itemsize() != 1) throw ixo::InputError("k_scales", "must be 1-byte e4m3fn codes");
     need_ndim(ks, 3, "k_scales", "[S, Hk, D/16]");
     if (ks.shape(0) != c.S || ks.shape(1) != c.Hk || ks.shape(2) != c.D / ixo::kNvfp4Block)
-      throw ixo::InputError("k_scales", "shape [" + std::to_string(ks.shape(0)) + ", " + std::to_string(ks.shape(1)) + ", " +
-                                            std::to_string(ks.shape(2)) + "] does not match [S, Hk, D/16] = [" + std::to_string(c.S) +
-                                            ", " + std::to_string(c.Hk) + ", " + std::to_string(c.D / ixo::kNvfp4Block) + "]");
+      throw ixo::InputError("k_scales", "shape [" + std::to_string(ks.shape(0)) + ", " + std::to_string(ks.shape(1)) +
+                                            ", " + std::to_string(ks.shape(2)) + "] does not match [S, Hk, D/16] = [" +
+                                            std::to_string(c.S) + ", " + std::to_string(c.Hk) + ", " +
+                                            std::to_string(c.D / ixo::kNvfp4Block) + "]");
     c.k_scales = from_numpy<std::uint8_t>(ks);
   } else if (!k_scales.is_none()) {
-    throw ixo::InputError("k_scales", "given, but k_dtype " + std::string(ixo::to_string(c.cfg.k_dtype)) + " has no block scales");
+    throw ixo::InputError("k_scales",
+                          "given, but k_dtype " + std::string(ixo::to_string(c.cfg.k_dtype)) + " has no block scales");
   }
   if (c.cfg.k_dtype != ixo::KDtype::bf16) {
-    if (k.itemsize() != 1) throw ixo::InputError("k_cache", "fp8 codes must be 1-byte elements, got " + std::to_string(k.itemsize()));
+    if (k.itemsize() != 1)
+      throw ixo::InputError("k_cache", "fp8 codes must be 1-byte elements, got " + std::to_string(k.itemsize()));
     c.k_cache = from_numpy(py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>(k));
   } else {
-    if (k.itemsize() != 2) throw ixo::InputError("k_cache", "bf16 bits must be 2-byte elements, got " + std::to_string(k.itemsize()));
+    if (k.itemsize() != 2)
+      throw ixo::InputError("k_cache", "bf16 bits must be 2-byte elements, got " + std::to_string(k.itemsize()));
     const auto k16 = py::array_t<std::uint16_t, py::array::c_style | py::array::forcecast>(k);
     c.k_cache.resize(static_cast<std::size_t>(k16.size()) * 2);
     std::memcpy(c.k_cache.data(), k16.data(), c.k_cache.size());
   }
-  if (req_to_token) c.req_to_token = from_numpy(*req_to_token);
-  else ixo::derive_req_to_token(c);
+  if (req_to_token)
+    c.req_to_token = from_numpy(*req_to_token);
+  else
+    ixo::derive_req_to_token(c);
   c.slot_ids = from_numpy(slot_ids);
   c.seq_lens = from_numpy(seq_lens);
   ixo::validate(c);
@@ -129,7 +140,8 @@ py::tuple observed_to_numpy(const ixo::Observed& o) {
   return py::make_tuple(to_numpy(o.topk_idx, {o.Hq, o.R, o.topk}), scores);
 }
 
-ixo::Observed observed_from_numpy(const Case& c, py::array_t<std::int32_t, py::array::c_style | py::array::forcecast> topk,
+ixo::Observed observed_from_numpy(const Case& c,
+                                  py::array_t<std::int32_t, py::array::c_style | py::array::forcecast> topk,
                                   const py::object& scores) {
   if (scores.is_none()) return ixo::observed_from_arrays(c, shape_of(topk), from_numpy(topk));
   const auto s = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(scores);
@@ -174,7 +186,8 @@ std::unique_ptr<ixo::Backend> python_backend(const std::string& name, py::functi
 std::vector<std::unique_ptr<ixo::Backend>> backends_of(const py::list& kernels) {
   std::vector<std::unique_ptr<ixo::Backend>> out;
   for (const auto& k : kernels) {
-    if (py::isinstance<py::str>(k)) out.push_back(ixo::make_backend(k.cast<std::string>()));
+    if (py::isinstance<py::str>(k))
+      out.push_back(ixo::make_backend(k.cast<std::string>()));
     else {
       const auto t = k.cast<py::tuple>();
       out.push_back(python_backend(t[0].cast<std::string>(), t[1].cast<py::function>()));
@@ -203,21 +216,27 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<ixo::InputError>(m, "InputError", PyExc_ValueError);
 
   py::class_<Case>(m, "Case")
-      .def_property_readonly("q", [](const Case& c) -> py::array {
-        if (c.cfg.q_dtype == ixo::KDtype::bf16) return to_numpy(c.q, {c.R, c.Hq, c.D});
-        return to_numpy(std::vector<std::uint8_t>(c.q.begin(), c.q.end()), {c.R, c.Hq, c.D});
-      })
-      .def_property_readonly("k_scales", [](const Case& c) -> py::object {
-        if (!ixo::is_nvfp4(c.cfg.k_dtype)) return py::none();
-        return to_numpy(c.k_scales, {c.S, c.Hk, c.D / ixo::kNvfp4Block});
-      })
+      .def_property_readonly("q",
+                             [](const Case& c) -> py::array {
+                               if (c.cfg.q_dtype == ixo::KDtype::bf16) return to_numpy(c.q, {c.R, c.Hq, c.D});
+                               return to_numpy(std::vector<std::uint8_t>(c.q.begin(), c.q.end()), {c.R, c.Hq, c.D});
+                             })
+      .def_property_readonly("k_scales",
+                             [](const Case& c) -> py::object {
+                               if (!ixo::is_nvfp4(c.cfg.k_dtype)) return py::none();
+                               return to_numpy(c.k_scales, {c.S, c.Hk, c.D / ixo::kNvfp4Block});
+                             })
       .def_property_readonly("q_dtype", [](const Case& c) { return std::string(ixo::to_string(c.cfg.q_dtype)); })
       .def_property_readonly("k_cache", &k_cache_array)
-      .def_property_readonly("req_to_token", [](const Case& c) { return to_numpy(c.req_to_token, {c.rows, c.width}); })
-      .def_property_readonly("page_table", [](const Case& c) -> py::object {
-        if (!c.paged()) return py::none();
-        return to_numpy(c.page_table, {c.rows, c.max_pages});
-      })
+      .def_property_readonly("req_to_token",
+                             [](const Case& c) {
+                               return to_numpy(c.req_to_token, {c.rows, c.width});
+                             })
+      .def_property_readonly("page_table",
+                             [](const Case& c) -> py::object {
+                               if (!c.paged()) return py::none();
+                               return to_numpy(c.page_table, {c.rows, c.max_pages});
+                             })
       .def_property_readonly("slot_ids", [](const Case& c) { return to_numpy(c.slot_ids, {c.R}); })
       .def_property_readonly("seq_lens", [](const Case& c) { return to_numpy(c.seq_lens, {c.R}); })
       .def_property_readonly("config_json", [](const Case& c) { return ixo::config_to_json(c.cfg); })
@@ -231,8 +250,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("D", &Case::D)
       .def_readonly("S", &Case::S);
 
-  m.def("make_case", &make_case, py::arg("q"), py::arg("k"), py::arg("req_to_token"), py::arg("slot_ids"), py::arg("seq_lens"),
-        py::arg("config_json"), py::arg("page_table") = py::none(), py::arg("k_scales") = py::none());
+  m.def("make_case", &make_case, py::arg("q"), py::arg("k"), py::arg("req_to_token"), py::arg("slot_ids"),
+        py::arg("seq_lens"), py::arg("config_json"), py::arg("page_table") = py::none(),
+        py::arg("k_scales") = py::none());
   // ixo::Config's defaults as case.json text: io.Case takes its keyword defaults from here (one
   // default for every config field, issue 24).
   m.def("config_defaults", [] { return ixo::config_to_json(ixo::Config{}); });
@@ -269,7 +289,8 @@ PYBIND11_MODULE(_core, m) {
       py::arg("case"), py::arg("topk"), py::arg("scores"), py::arg("exact"), py::arg("contract_json") = "");
   m.def("contract_names", &ixo::contract_names);
   m.def("contract_json", [](const std::string& name) { return ixo::contract_to_json(ixo::named_contract(name)); });
-  m.def("contract_normalize", [](const std::string& json) { return ixo::contract_to_json(ixo::contract_from_json(json)); });
+  m.def("contract_normalize",
+        [](const std::string& json) { return ixo::contract_to_json(ixo::contract_from_json(json)); });
   m.def("contract_refuses", [](const std::string& json, const Case& c) -> py::object {
     const auto why = ixo::contract_from_json(json).refuses(c);
     return why ? py::object(py::str(*why)) : py::object(py::none());
@@ -284,31 +305,34 @@ PYBIND11_MODULE(_core, m) {
     const auto t = observed_to_numpy(o);
     return py::make_tuple("ok", t[0], t[1]);
   });
-  m.def("fuzz", [](py::list kernels, double seconds, std::uint64_t seed, std::vector<std::string> presets, std::string out,
-                   int max_failures, std::string contract_json, int shapes, int seeds, int cases_per_seed) {
-    ixo::FuzzOptions o;
-    o.max_failures = max_failures;
-    o.seconds = seconds;
-    o.seed = seed;
-    o.presets = std::move(presets);
-    o.out_dir = std::move(out);
-    o.contract = contract_arg(contract_json);
-    o.shapes = shapes;
-    o.max_seeds = seeds;
-    o.cases_per_seed = cases_per_seed;
-    o.poll = &python_interrupted;
-    const auto backends = backends_of(kernels);
-    std::vector<std::string> log;
-    const ixo::FuzzResult r = ixo::run_fuzz(ixo::pointers_of(backends), o, [&](const std::string& s) { log.push_back(s); });
-    py::dict d;
-    d["cases"] = r.cases, d["judged"] = r.judged, d["skipped"] = r.skipped, d["runs"] = r.runs, d["gave_up"] = r.gave_up;
-    d["failures"] = r.failures, d["report"] = r.report, d["outcome"] = r.outcome(), d["summary"] = r.summary();
-    d["interrupted"] = r.interrupted, d["contracts"] = r.contracts, d["seconds"] = r.seconds;
-    d["log"] = log;
-    return d;
-  });
-  m.def("suite", [](py::list kernels, int property_cases, std::uint64_t seed, std::string out, bool properties, bool fixtures,
-                    std::string contract_json) {
+  m.def("fuzz",
+        [](py::list kernels, double seconds, std::uint64_t seed, std::vector<std::string> presets, std::string out,
+           int max_failures, std::string contract_json, int shapes, int seeds, int cases_per_seed) {
+          ixo::FuzzOptions o;
+          o.max_failures = max_failures;
+          o.seconds = seconds;
+          o.seed = seed;
+          o.presets = std::move(presets);
+          o.out_dir = std::move(out);
+          o.contract = contract_arg(contract_json);
+          o.shapes = shapes;
+          o.max_seeds = seeds;
+          o.cases_per_seed = cases_per_seed;
+          o.poll = &python_interrupted;
+          const auto backends = backends_of(kernels);
+          std::vector<std::string> log;
+          const ixo::FuzzResult r =
+              ixo::run_fuzz(ixo::pointers_of(backends), o, [&](const std::string& s) { log.push_back(s); });
+          py::dict d;
+          d["cases"] = r.cases, d["judged"] = r.judged, d["skipped"] = r.skipped, d["runs"] = r.runs,
+          d["gave_up"] = r.gave_up;
+          d["failures"] = r.failures, d["report"] = r.report, d["outcome"] = r.outcome(), d["summary"] = r.summary();
+          d["interrupted"] = r.interrupted, d["contracts"] = r.contracts, d["seconds"] = r.seconds;
+          d["log"] = log;
+          return d;
+        });
+  m.def("suite", [](py::list kernels, int property_cases, std::uint64_t seed, std::string out, bool properties,
+                    bool fixtures, std::string contract_json) {
     ixo::SuiteOptions o;
     o.property_cases = property_cases;
     o.seed = seed;

@@ -39,12 +39,15 @@ void check_scale_product(const Case& c) {
   bool finite = std::isfinite(exact) && std::isfinite(m) && std::isfinite(b);
   for (const double f : {sm, g.q_scale, g.k_scale, sm * g.q_scale}) finite = finite && std::fabs(f) <= FLT_MAX;
   if (!finite)
-    throw InputError(field, what + " overflows float32 (the kernels form it in fp32; every factor, partial product "
-                                   "and the product must be at most " + num(FLT_MAX) + " in magnitude)");
+    throw InputError(field, what +
+                                " overflows float32 (the kernels form it in fp32; every factor, partial product "
+                                "and the product must be at most " +
+                                num(FLT_MAX) + " in magnitude)");
   if (exact != 0 && (std::fabs(a) < FLT_MIN || std::fabs(b) < FLT_MIN || std::fabs(m) < FLT_MIN))
-    throw InputError(field, what + " = " + num(exact) + " underflows float32 (the kernels form it in fp32; a nonzero "
-                                   "product and its partial products must be at least " + num(FLT_MIN) +
-                                   " in magnitude)");
+    throw InputError(field, what + " = " + num(exact) +
+                                " underflows float32 (the kernels form it in fp32; a nonzero "
+                                "product and its partial products must be at least " +
+                                num(FLT_MIN) + " in magnitude)");
 }
 // Paged K: the table's shape and range, S a multiple of the page size, and req_to_token
 // equal to the table's derivation (docs/semantics.md "Paged K").
@@ -52,27 +55,29 @@ void check_pages(const Case& c) {
   const std::int64_t ps = c.cfg.page_size;
   if (!c.paged()) return;
   if (c.max_pages < 1)
-    throw InputError("page_table", "missing: page_size " + str(ps) + " needs a page table [rows, max_pages] (page_table.npy)");
+    throw InputError("page_table",
+                     "missing: page_size " + str(ps) + " needs a page table [rows, max_pages] (page_table.npy)");
   const std::int64_t pnum = checked_product("page_table", "elements rows x max_pages", {c.rows, c.max_pages});
   if (static_cast<std::int64_t>(c.page_table.size()) != pnum)
-    throw InputError("page_table", "holds " + str(static_cast<std::int64_t>(c.page_table.size())) + " elements, shape [" +
-                                       str(c.rows) + ", " + str(c.max_pages) + "] needs " + str(pnum));
+    throw InputError("page_table", "holds " + str(static_cast<std::int64_t>(c.page_table.size())) +
+                                       " elements, shape [" + str(c.rows) + ", " + str(c.max_pages) + "] needs " +
+                                       str(pnum));
   if (c.S % ps != 0)
     throw InputError("k_cache", "S = " + str(c.S) + " slots is not a multiple of page_size " + str(ps));
   if (c.S > (std::int64_t{1} << 31))
     throw InputError("k_cache", "S = " + str(c.S) + " slots: a paged cache holds at most 2^31 (int32 slots)");
   const std::int64_t width = checked_product("page_table", "tokens max_pages x page_size", {c.max_pages, ps});
   if (c.width != width)
-    throw InputError("req_to_token", "width " + str(c.width) + " differs from max_pages x page_size = " + str(c.max_pages) +
-                                         " x " + str(ps) + " of page_table");
+    throw InputError("req_to_token", "width " + str(c.width) + " differs from max_pages x page_size = " +
+                                         str(c.max_pages) + " x " + str(ps) + " of page_table");
   const std::int64_t pages = c.S / ps;
   for (std::int64_t b = 0; b < c.rows; ++b)
     for (std::int64_t p = 0; p < c.max_pages; ++p) {
       const std::int64_t v = c.page_table[static_cast<std::size_t>(b * c.max_pages + p)];
       if (v < 0 || v >= pages)
         throw InputError("page_table[" + str(b) + "," + str(p) + "]",
-                         "physical page " + str(v) + " is outside [0, " + str(pages) + ") (S = " + str(c.S) + " slots / page_size " +
-                             str(ps) + "; page tables hold no negative aliases)");
+                         "physical page " + str(v) + " is outside [0, " + str(pages) + ") (S = " + str(c.S) +
+                             " slots / page_size " + str(ps) + "; page tables hold no negative aliases)");
     }
   for (std::int64_t b = 0; b < c.rows; ++b)
     for (std::int64_t t = 0; t < c.width; ++t) {
@@ -81,8 +86,8 @@ void check_pages(const Case& c) {
       const std::int64_t got = c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
       if (got != want)
         throw InputError("req_to_token[" + str(b) + "," + str(t) + "]",
-                         "token slot " + str(got) + " contradicts page_table[" + str(b) + "," + str(t / ps) + "] = " + str(page) +
-                             ", which gives slot " + str(want) + " (page_size " + str(ps) + ")");
+                         "token slot " + str(got) + " contradicts page_table[" + str(b) + "," + str(t / ps) +
+                             "] = " + str(page) + ", which gives slot " + str(want) + " (page_size " + str(ps) + ")");
     }
 }
 }  // namespace
@@ -91,10 +96,12 @@ void derive_req_to_token(Case& c) {
   const std::int64_t ps = c.cfg.page_size;
   if (ps < 1) throw InputError("page_size", "must be >= 1, got " + str(ps));
   c.width = checked_product("page_table", "tokens max_pages x page_size", {c.max_pages, ps});
-  const std::int64_t n = checked_product("page_table", "req_to_token elements rows x max_pages x page_size", {c.rows, c.width});
+  const std::int64_t n =
+      checked_product("page_table", "req_to_token elements rows x max_pages x page_size", {c.rows, c.width});
   if (static_cast<std::int64_t>(c.page_table.size()) != c.rows * c.max_pages)
-    throw InputError("page_table", "holds " + str(static_cast<std::int64_t>(c.page_table.size())) + " elements, shape [" +
-                                       str(c.rows) + ", " + str(c.max_pages) + "] needs " + str(c.rows * c.max_pages));
+    throw InputError("page_table", "holds " + str(static_cast<std::int64_t>(c.page_table.size())) +
+                                       " elements, shape [" + str(c.rows) + ", " + str(c.max_pages) + "] needs " +
+                                       str(c.rows * c.max_pages));
   c.req_to_token.assign(static_cast<std::size_t>(n), 0);
   for (std::int64_t b = 0; b < c.rows; ++b)
     for (std::int64_t t = 0; t < c.width; ++t)
@@ -115,8 +122,10 @@ std::int64_t rows_sharing_slots(const Case& c) {
       std::int64_t s = c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
       if (s < 0) s += c.S;
       std::int64_t& first = reader[static_cast<std::size_t>(s)];
-      if (first < 0) first = b;
-      else if (first != b) sharing[static_cast<std::size_t>(b)] = sharing[static_cast<std::size_t>(first)] = 1;
+      if (first < 0)
+        first = b;
+      else if (first != b)
+        sharing[static_cast<std::size_t>(b)] = sharing[static_cast<std::size_t>(first)] = 1;
     }
   return std::count(sharing.begin(), sharing.end(), 1);
 }
@@ -147,8 +156,8 @@ std::int64_t row_blocks(const Case& c, std::int64_t r) {
 
 void check_nvfp4_head_dim(KDtype k_dtype, std::int64_t D) {
   if (is_nvfp4(k_dtype) && D % kNvfp4Block != 0)
-    throw InputError("D", "nvfp4 K needs a head dim that is a multiple of 16 (one e4m3fn scale per 16 elements), got " +
-                              str(D));
+    throw InputError(
+        "D", "nvfp4 K needs a head dim that is a multiple of 16 (one e4m3fn scale per 16 elements), got " + str(D));
 }
 
 namespace {
@@ -182,8 +191,9 @@ bool slots_in_range(const Case& c) {
     for (std::int64_t t = 0; t < c.seq_lens[r]; ++t) {
       const std::int64_t s = c.req_to_token[sid * c.width + t];
       if (s < -c.S || s >= c.S)
-        throw InputError("req_to_token[" + str(sid) + "," + str(t) + "]",
-                         "token slot " + str(s) + " is outside [-" + str(c.S) + ", " + str(c.S) + ") (row " + str(r) + ")");
+        throw InputError(
+            "req_to_token[" + str(sid) + "," + str(t) + "]",
+            "token slot " + str(s) + " is outside [-" + str(c.S) + ", " + str(c.S) + ") (row " + str(r) + ")");
     }
   }
   throw std::logic_error("name_first_slot_out_of_range: every slot is in range");
@@ -218,20 +228,23 @@ void validate(const Case& c) {
   check_nvfp4_head_dim(g.k_dtype, c.D);
   const std::int64_t qnum = checked_product("q", "elements R x Hq x D", {c.R, c.Hq, c.D});
   if (static_cast<std::int64_t>(c.q.size()) != qnum)
-    throw InputError("q", "holds " + str(static_cast<std::int64_t>(c.q.size())) + " elements, shape needs " +
-                              str(qnum));
+    throw InputError("q",
+                     "holds " + str(static_cast<std::int64_t>(c.q.size())) + " elements, shape needs " + str(qnum));
   if (g.q_dtype != KDtype::bf16)
     for (std::size_t i = 0; i < c.q.size(); ++i)
       if (c.q[i] > 0xFF)
-        throw InputError("q", "element " + str(static_cast<std::int64_t>(i)) + " holds " + str(c.q[i]) + ", not an 8-bit " +
-                                  std::string(to_string(g.q_dtype)) + " code (q_dtype " + std::string(to_string(g.q_dtype)) + ")");
+        throw InputError("q", "element " + str(static_cast<std::int64_t>(i)) + " holds " + str(c.q[i]) +
+                                  ", not an 8-bit " + std::string(to_string(g.q_dtype)) + " code (q_dtype " +
+                                  std::string(to_string(g.q_dtype)) + ")");
   const std::int64_t kbytes =
-      is_nvfp4(g.k_dtype) ? checked_product("k_cache", "bytes S x Hk x D/2", {c.S, c.Hk, c.D / 2})
-                          : checked_product("k_cache", "bytes S x Hk x D x element size", {c.S, c.Hk, c.D, element_bytes(g.k_dtype)});
+      is_nvfp4(g.k_dtype)
+          ? checked_product("k_cache", "bytes S x Hk x D/2", {c.S, c.Hk, c.D / 2})
+          : checked_product("k_cache", "bytes S x Hk x D x element size", {c.S, c.Hk, c.D, element_bytes(g.k_dtype)});
   if (static_cast<std::int64_t>(c.k_view().size()) != kbytes)
-    throw InputError("k_cache", "holds " + str(static_cast<std::int64_t>(c.k_view().size())) + " bytes, shape needs " +
-                                    str(kbytes));
-  const std::int64_t sbytes = is_nvfp4(g.k_dtype) ? checked_product("k_scales", "bytes S x Hk x D/16", {c.S, c.Hk, c.D / kNvfp4Block}) : 0;
+    throw InputError(
+        "k_cache", "holds " + str(static_cast<std::int64_t>(c.k_view().size())) + " bytes, shape needs " + str(kbytes));
+  const std::int64_t sbytes =
+      is_nvfp4(g.k_dtype) ? checked_product("k_scales", "bytes S x Hk x D/16", {c.S, c.Hk, c.D / kNvfp4Block}) : 0;
   if (static_cast<std::int64_t>(c.k_scales.size()) != sbytes)
     throw InputError("k_scales", "holds " + str(static_cast<std::int64_t>(c.k_scales.size())) + " bytes, " +
                                      (is_nvfp4(g.k_dtype) ? "shape S x Hk x D/16 needs " + str(sbytes)
@@ -251,8 +264,8 @@ void validate(const Case& c) {
   // The score buffer [Hq, R, NB] must be allocatable: at most 2^22 blocks per row and
   // 2^32 cells (a 2^31-token context at block size 512 still fits).
   if (c.width > 0 && c.NB() > (std::int64_t{1} << 22))
-    throw InputError("req_to_token", "width " + str(c.width) + " gives " + str(c.NB()) + " blocks of " + str(g.block_size) +
-                                         " tokens per row; at most 4194304 are supported");
+    throw InputError("req_to_token", "width " + str(c.width) + " gives " + str(c.NB()) + " blocks of " +
+                                         str(g.block_size) + " tokens per row; at most 4194304 are supported");
   const std::int64_t cells = checked_product("q", "score cells Hq x R x blocks", {c.Hq, c.R, c.NB()});
   if (cells > (std::int64_t{1} << 32))
     throw InputError("q", "Hq x R x blocks = " + str(cells) + " score cells; at most 2^32 are supported");
@@ -263,8 +276,7 @@ void validate(const Case& c) {
   for (std::int64_t r = 0; r < c.R; ++r) {
     const std::int64_t L = c.seq_lens[r];
     if (L < 0) throw InputError(at("seq_lens", r), "is negative: " + str(L));
-    if (L > c.width)
-      throw InputError(at("seq_lens", r), str(L) + " exceeds the req_to_token width " + str(c.width));
+    if (L > c.width) throw InputError(at("seq_lens", r), str(L) + " exceeds the req_to_token width " + str(c.width));
   }
   if (!slots_in_range(c)) name_first_slot_out_of_range(c);
 }

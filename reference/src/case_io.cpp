@@ -60,8 +60,8 @@ void check_tensor(const NpyArray& a, const std::string& name, std::size_t rank,
   }
   if (!ok) throw InputError(name, "has npy dtype '" + a.descr + "', expected " + want);
   if (a.shape.size() != rank)
-    throw InputError(name, "has rank " + std::to_string(a.shape.size()) + " (shape " + shape_string(a.shape) + "), expected " +
-                               std::to_string(rank));
+    throw InputError(name, "has rank " + std::to_string(a.shape.size()) + " (shape " + shape_string(a.shape) +
+                               "), expected " + std::to_string(rank));
 }
 
 NpyArray read_tensor(const std::string& dir, const std::string& name, std::size_t rank,
@@ -106,9 +106,8 @@ std::vector<std::int64_t> as_int64(const NpyArray& a) {
 Config parse_config_json(const std::string& text) {
   const json j = parse_json_strict(text, "case.json");
   if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + brief(j));
-  static const char* known[] = {"block_size", "topk",    "init_blocks", "local_blocks", "score_type",
-                                "sm_scale",   "q_scale", "k_scale",     "k_dtype",      "packed_queries",
-                                "page_size", "q_dtype"};
+  static const char* known[] = {"block_size", "topk",    "init_blocks", "local_blocks",   "score_type", "sm_scale",
+                                "q_scale",    "k_scale", "k_dtype",     "packed_queries", "page_size",  "q_dtype"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool found = false;
     for (const char* k : known) found |= it.key() == k;
@@ -145,7 +144,8 @@ std::string config_to_json(const Config& c) {
   j["k_dtype"] = std::string(to_string(c.k_dtype));
   j["packed_queries"] = c.packed_queries;
   if (c.page_size != 1) j["page_size"] = c.page_size;  // token-slot case files stay as they were
-  if (c.q_dtype != KDtype::bf16) j["q_dtype"] = std::string(to_string(c.q_dtype));  // absent: bf16 (older cases stay byte-equal)
+  if (c.q_dtype != KDtype::bf16)
+    j["q_dtype"] = std::string(to_string(c.q_dtype));  // absent: bf16 (older cases stay byte-equal)
   return j.dump(2) + "\n";
 }
 
@@ -155,8 +155,7 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   if (!fs::is_directory(dir)) throw InputError("case", "'" + dir + "' is not a directory");
   const std::string json_path = (fs::path(dir) / "case.json").string();
   std::error_code ec;
-  if (!fs::exists(fs::symlink_status(json_path, ec)))
-    throw InputError("case.json", "missing in '" + dir + "'");
+  if (!fs::exists(fs::symlink_status(json_path, ec))) throw InputError("case.json", "missing in '" + dir + "'");
   require_regular_file(json_path, "case.json");  // a FIFO or directory is refused, never opened
   std::ifstream in(json_path);
   if (!in) throw InputError("case.json", "cannot open '" + json_path + "' for reading");
@@ -171,7 +170,8 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   try {
     check_tensor(q, "q", 3, {q8 ? "|u1" : "<u2", q8 ? "|i1" : "<i2"});
   } catch (const InputError& e) {
-    throw InputError(e.field(), std::string(e.what()) + " (case.json q_dtype " + std::string(to_string(c.cfg.q_dtype)) + ")");
+    throw InputError(e.field(),
+                     std::string(e.what()) + " (case.json q_dtype " + std::string(to_string(c.cfg.q_dtype)) + ")");
   }
   // k_cache: bf16 bits, fp8 codes, or nvfp4 packed E2M1 codes [S, Hk, D/2] (+ k_scales.npy).
   const bool k1 = c.cfg.k_dtype != KDtype::bf16;
@@ -204,26 +204,30 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   if (fp4) check_nvfp4_head_dim(c.cfg.k_dtype, c.D);
   const std::int64_t k_dim = fp4 ? c.D / 2 : c.D;
   if (k.shape[2] != k_dim)
-    throw InputError("k_cache", fp4 ? "dim 2 is " + std::to_string(k.shape[2]) + ", expected " + std::to_string(k_dim) +
-                                          " (nvfp4: D/2 bytes of two E2M1 codes, D = " + std::to_string(c.D) + " from q)"
-                                    : "head dim " + std::to_string(k.shape[2]) + " does not match q head dim " + std::to_string(c.D));
+    throw InputError(
+        "k_cache",
+        fp4 ? "dim 2 is " + std::to_string(k.shape[2]) + ", expected " + std::to_string(k_dim) +
+                  " (nvfp4: D/2 bytes of two E2M1 codes, D = " + std::to_string(c.D) + " from q)"
+            : "head dim " + std::to_string(k.shape[2]) + " does not match q head dim " + std::to_string(c.D));
   const std::string scales_path = (fs::path(dir) / "k_scales.npy").string();
   if (fp4) {
     const NpyArray ks = read_tensor(dir, "k_scales", 3, {"|u1", "|i1"});
     const std::vector<std::int64_t> want = {c.S, c.Hk, c.D / kNvfp4Block};
     if (ks.shape != want)
-      throw InputError("k_scales", "shape " + shape_string(ks.shape) + " does not match [S, Hk, D/16] = " + shape_string(want));
+      throw InputError("k_scales",
+                       "shape " + shape_string(ks.shape) + " does not match [S, Hk, D/16] = " + shape_string(want));
     c.k_scales = ks.data;
   } else if (fs::exists(fs::symlink_status(scales_path, ec))) {
-    throw InputError("k_scales", "k_scales.npy is present but case.json k_dtype is " + std::string(to_string(c.cfg.k_dtype)) +
-                                     " (only nvfp4 K has block scales)");
+    throw InputError("k_scales", "k_scales.npy is present but case.json k_dtype is " +
+                                     std::string(to_string(c.cfg.k_dtype)) + " (only nvfp4 K has block scales)");
   }
   if (has_pages) {
     c.rows = pt.shape[0];
     c.max_pages = pt.shape[1];
     if (has_table && t.shape[0] != c.rows)
       throw InputError("page_table", "has " + std::to_string(c.rows) + " rows (shape " + shape_string(pt.shape) +
-                                         "), req_to_token " + std::to_string(t.shape[0]) + " (shape " + shape_string(t.shape) + ")");
+                                         "), req_to_token " + std::to_string(t.shape[0]) + " (shape " +
+                                         shape_string(t.shape) + ")");
     c.page_table = npy_values<std::int32_t>(pt);
   }
   if (has_table) {
@@ -243,8 +247,10 @@ Case load_case_dir(const std::string& dir, bool map_k) {
   c.k_cache = std::move(k.data);  // moved, not copied: K is held once
   c.k_mapped = std::move(km.data);
   c.k_mapped_bytes = km.bytes;
-  if (has_table) c.req_to_token = npy_values<std::int32_t>(t);
-  else derive_req_to_token(c);
+  if (has_table)
+    c.req_to_token = npy_values<std::int32_t>(t);
+  else
+    derive_req_to_token(c);
   c.slot_ids = as_int64(s);
   c.seq_lens = as_int64(l);
   validate(c);
@@ -268,8 +274,10 @@ void save_case(const Case& c, const std::string& dir) {
   }
   const auto k = c.k_view();
   const bool fp4 = is_nvfp4(c.cfg.k_dtype);
-  write_npy(p("k_cache.npy"), c.cfg.k_dtype == KDtype::bf16 ? "<u2" : "|u1", {c.S, c.Hk, fp4 ? c.D / 2 : c.D}, k.data(), k.size());
-  if (fp4) write_npy(p("k_scales.npy"), "|u1", {c.S, c.Hk, c.D / kNvfp4Block}, c.k_scales.data(), c.k_scales.size());
+  write_npy(p("k_cache.npy"), c.cfg.k_dtype == KDtype::bf16 ? "<u2" : "|u1", {c.S, c.Hk, fp4 ? c.D / 2 : c.D}, k.data(),
+            k.size());
+  if (fp4)
+    write_npy(p("k_scales.npy"), "|u1", {c.S, c.Hk, c.D / kNvfp4Block}, c.k_scales.data(), c.k_scales.size());
   else {
     std::error_code ec;
     fs::remove(p("k_scales.npy"), ec);  // an older nvfp4 case saved to the same directory

@@ -38,8 +38,9 @@ Contract sglang_triton_decode() {
 Contract ixo_native() {
   Contract c;
   c.name = "ixo-native";
-  c.description = "our native kernels (cpu-rows, cpu-packed, cuda-rows, cuda-packed): the whole spec, and among "
-                  "equal forced scores the lowest ids win (their top-k key breaks ties by id)";
+  c.description =
+      "our native kernels (cpu-rows, cpu-packed, cuda-rows, cuda-packed): the whole spec, and among "
+      "equal forced scores the lowest ids win (their top-k key breaks ties by id)";
   c.semantics.forced_ties = ForcedTies::lowest_id;
   return c;
 }
@@ -47,14 +48,15 @@ Contract ixo_native() {
 Contract ixo_cp() {
   Contract c;
   c.name = "ixo-cp";
-  c.description = "our context-parallel kernels (cpu-cp, cuda-cp): one index-K head, WORLD = Hq ranks (1, 2, 4: up to "
-                  "the TP4 of SGLang's CP gate), "
-                  "topk 1..64 (candidates a shard), block ids in a 16-bit key field; lowest ids win among equal "
-                  "forced scores (the key's id field)";
+  c.description =
+      "our context-parallel kernels (cpu-cp, cuda-cp): one index-K head, WORLD = Hq ranks (1, 2, 4: up to "
+      "the TP4 of SGLang's CP gate), "
+      "topk 1..64 (candidates a shard), block ids in a 16-bit key field; lowest ids win among equal "
+      "forced scores (the key's id field)";
   c.heads = {{1, 1}, {2, 1}, {4, 1}};  // WORLD up to the TP4 of the CP gate (the kernels take 1..16)
   c.topk_max = 64;
   c.k_dtypes = {KDtype::bf16, KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2};  // no nvfp4 K
-  c.q_dtypes = {KDtype::bf16};                                                   // no fp8 q
+  c.q_dtypes = {KDtype::bf16};                                                  // no fp8 q
   c.semantics.forced_ties = ForcedTies::lowest_id;
   return c;
 }
@@ -64,7 +66,8 @@ Contract msa_decode() {
   c.name = "msa-decode";
   c.description =
       "MiniMax's upstream M3 decode indexer (MiniMax-AI/MSA, ../shared/spec/upstream-msa.md): 128-token pages, D 128, "
-      "one K head shared by H = 1, 2 or 4 q heads, q bf16 or e4m3fn, K bf16, e4m3fn or NVFP4, max score only, no init blocks, the local page forced, topk 16, "
+      "one K head shared by H = 1, 2 or 4 q heads, q bf16 or e4m3fn, K bf16, e4m3fn or NVFP4, max score only, no init "
+      "blocks, the local page forced, topk 16, "
       "Q = 1..16 verify rows a request (full groups), no inactive rows, no aliases, finite inputs; selection by its "
       "16-bit quantized selector (ties within one step (hi - lo) / 65534 may swap; replayed bit-exactly on the "
       "kernel's own scores), ids: 15 ranked history pages in descending score then the local page n-1 in slot 15; "
@@ -73,7 +76,7 @@ Contract msa_decode() {
   c.head_dims = {128};
   c.topk_min = c.topk_max = 16;
   c.heads = {{1, 1}, {2, 1}, {4, 1}};
-  c.q_dtypes = {KDtype::bf16, KDtype::e4m3fn};                // bf16, Q8KV8 / Q8KV4
+  c.q_dtypes = {KDtype::bf16, KDtype::e4m3fn};                 // bf16, Q8KV8 / Q8KV4
   c.k_dtypes = {KDtype::bf16, KDtype::e4m3fn, KDtype::nvfp4};  // bf16, Q8KV8, Q8KV4 (NVFP4 + e4m3 scales)
   c.score_types = {ScoreType::max};
   c.init_max = 0;
@@ -114,7 +117,8 @@ E parse_enum(const json& j, const char* key, std::initializer_list<E> all) {
 std::pair<int, int> range_of(const json& j, const char* key) {
   const auto v = get<std::vector<int>>(j, key);
   if (v.size() != 2 || (v[1] != -1 && v[0] > v[1]))
-    throw InputError(std::string("contract.") + key, "must be [min, max] with min <= max (max -1: no limit), got " + j.at(key).dump());
+    throw InputError(std::string("contract.") + key,
+                     "must be [min, max] with min <= max (max -1: no limit), got " + j.at(key).dump());
   return {v[0], v[1]};
 }
 
@@ -148,42 +152,65 @@ Contract contract_from_json(const std::string& text) {
   if (!j.contains("name")) c.name = "custom";
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
-    if (k == "base") continue;
-    else if (k == "name") c.name = get<std::string>(j, "name");
-    else if (k == "description") c.description = get<std::string>(j, "description");
-    else if (k == "block_sizes") c.block_sizes = get<std::vector<int>>(j, "block_sizes");
-    else if (k == "head_dims") c.head_dims = get<std::vector<int>>(j, "head_dims");
-    else if (k == "page_sizes") c.page_sizes = get<std::vector<int>>(j, "page_sizes");
-    else if (k == "topk") std::tie(c.topk_min, c.topk_max) = range_of(j, "topk");
-    else if (k == "heads") c.heads = get<std::vector<std::pair<int, int>>>(j, "heads");
+    if (k == "base")
+      continue;
+    else if (k == "name")
+      c.name = get<std::string>(j, "name");
+    else if (k == "description")
+      c.description = get<std::string>(j, "description");
+    else if (k == "block_sizes")
+      c.block_sizes = get<std::vector<int>>(j, "block_sizes");
+    else if (k == "head_dims")
+      c.head_dims = get<std::vector<int>>(j, "head_dims");
+    else if (k == "page_sizes")
+      c.page_sizes = get<std::vector<int>>(j, "page_sizes");
+    else if (k == "topk")
+      std::tie(c.topk_min, c.topk_max) = range_of(j, "topk");
+    else if (k == "heads")
+      c.heads = get<std::vector<std::pair<int, int>>>(j, "heads");
     else if (k == "k_dtypes") {
       c.k_dtypes.clear();
-      for (const auto& s : get<std::vector<std::string>>(j, "k_dtypes")) c.k_dtypes.push_back(parse_kdtype(s, "contract.k_dtypes"));
+      for (const auto& s : get<std::vector<std::string>>(j, "k_dtypes"))
+        c.k_dtypes.push_back(parse_kdtype(s, "contract.k_dtypes"));
     } else if (k == "q_dtypes") {
       c.q_dtypes.clear();
-      for (const auto& s : get<std::vector<std::string>>(j, "q_dtypes")) c.q_dtypes.push_back(parse_qdtype(s, "contract.q_dtypes"));
+      for (const auto& s : get<std::vector<std::string>>(j, "q_dtypes"))
+        c.q_dtypes.push_back(parse_qdtype(s, "contract.q_dtypes"));
     } else if (k == "score_types") {
       c.score_types.clear();
       for (const auto& s : get<std::vector<std::string>>(j, "score_types"))
         c.score_types.push_back(parse_score_type(s, "contract.score_types"));
-    } else if (k == "init_max") c.init_max = get<int>(j, "init_max");
-    else if (k == "local_blocks") std::tie(c.local_min, c.local_max) = range_of(j, "local_blocks");
-    else if (k == "max_rows") c.max_rows = get<std::int64_t>(j, "max_rows");
-    else if (k == "max_length") c.max_length = get<std::int64_t>(j, "max_length");
-    else if (k == "packing") c.packing = parse_enum(j, "packing", {Packing::any_rows, Packing::full_groups, Packing::none});
-    else if (k == "inactive_rows") c.inactive_rows = get<bool>(j, "inactive_rows");
-    else if (k == "negative_aliases") c.negative_aliases = get<bool>(j, "negative_aliases");
-    else if (k == "nonfinite") c.nonfinite = get<bool>(j, "nonfinite");
+    } else if (k == "init_max")
+      c.init_max = get<int>(j, "init_max");
+    else if (k == "local_blocks")
+      std::tie(c.local_min, c.local_max) = range_of(j, "local_blocks");
+    else if (k == "max_rows")
+      c.max_rows = get<std::int64_t>(j, "max_rows");
+    else if (k == "max_length")
+      c.max_length = get<std::int64_t>(j, "max_length");
+    else if (k == "packing")
+      c.packing = parse_enum(j, "packing", {Packing::any_rows, Packing::full_groups, Packing::none});
+    else if (k == "inactive_rows")
+      c.inactive_rows = get<bool>(j, "inactive_rows");
+    else if (k == "negative_aliases")
+      c.negative_aliases = get<bool>(j, "negative_aliases");
+    else if (k == "nonfinite")
+      c.nonfinite = get<bool>(j, "nonfinite");
     else if (k == "nan_blocks")
       c.semantics.nan_blocks = parse_enum(j, "nan_blocks", {NanRank::lowest, NanRank::highest, NanRank::unspecified});
-    else if (k == "forced_ties") c.semantics.forced_ties = parse_enum(j, "forced_ties", {ForcedTies::any, ForcedTies::lowest_id});
+    else if (k == "forced_ties")
+      c.semantics.forced_ties = parse_enum(j, "forced_ties", {ForcedTies::any, ForcedTies::lowest_id});
     else if (k == "order")
-      c.semantics.order = parse_enum(j, "order", {IdOrder::ascending, IdOrder::score_descending, IdOrder::ranked_forced_last});
+      c.semantics.order =
+          parse_enum(j, "order", {IdOrder::ascending, IdOrder::score_descending, IdOrder::ranked_forced_last});
     else if (k == "scores")
       c.semantics.scores = parse_enum(j, "scores", {ScoreBuffer::judged, ScoreBuffer::ignored, ScoreBuffer::history});
-    else if (k == "selection") c.semantics.selection = parse_enum(j, "selection", {Selection::exact, Selection::quantized16});
-    else if (k == "score_units") c.semantics.score_units = parse_enum(j, "score_units", {ScoreUnits::log2, ScoreUnits::natural});
-    else throw InputError("contract." + k, "unknown key (docs/contracts.md lists the keys)");
+    else if (k == "selection")
+      c.semantics.selection = parse_enum(j, "selection", {Selection::exact, Selection::quantized16});
+    else if (k == "score_units")
+      c.semantics.score_units = parse_enum(j, "score_units", {ScoreUnits::log2, ScoreUnits::natural});
+    else
+      throw InputError("contract." + k, "unknown key (docs/contracts.md lists the keys)");
   }
   for (int b : c.block_sizes)
     if (b < 1) throw InputError("contract.block_sizes", "must be >= 1, got " + std::to_string(b));
@@ -193,7 +220,8 @@ Contract contract_from_json(const std::string& text) {
     if (p < 1) throw InputError("contract.page_sizes", "must be >= 1, got " + std::to_string(p));
   for (const auto& [hq, hk] : c.heads)
     if (hk < 1 || hq < hk || hq % hk != 0)
-      throw InputError("contract.heads", "(Hq, Hk) must have Hk >= 1 dividing Hq, got [" + std::to_string(hq) + ", " + std::to_string(hk) + "]");
+      throw InputError("contract.heads", "(Hq, Hk) must have Hk >= 1 dividing Hq, got [" + std::to_string(hq) + ", " +
+                                             std::to_string(hk) + "]");
   if (c.topk_min < 1 || c.topk_max < c.topk_min || c.topk_max > kMaxTopk)
     throw InputError("contract.topk", "must lie in [1, " + std::to_string(kMaxTopk) + "], got " + j.at("topk").dump());
   if (c.local_min < 0) throw InputError("contract.local_blocks", "must be >= 0");
@@ -240,7 +268,8 @@ Contract load_contract(const std::string& name_or_file) {
   if (!std::filesystem::is_regular_file(name_or_file)) {
     std::string known;
     for (const auto& n : contract_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("--contract", "'" + name_or_file + "' is neither a named contract (" + known + ") nor a JSON file");
+    throw InputError("--contract",
+                     "'" + name_or_file + "' is neither a named contract (" + known + ") nor a JSON file");
   }
   std::ifstream f(name_or_file);
   std::stringstream ss;

@@ -14,11 +14,16 @@ namespace ixo {
 
 std::string_view to_string(KDtype t) {
   switch (t) {
-    case KDtype::bf16: return "bf16";
-    case KDtype::e4m3fn: return "e4m3fn";
-    case KDtype::e4m3fnuz: return "e4m3fnuz";
-    case KDtype::e5m2: return "e5m2";
-    case KDtype::nvfp4: return "nvfp4";
+    case KDtype::bf16:
+      return "bf16";
+    case KDtype::e4m3fn:
+      return "e4m3fn";
+    case KDtype::e4m3fnuz:
+      return "e4m3fnuz";
+    case KDtype::e5m2:
+      return "e5m2";
+    case KDtype::nvfp4:
+      return "nvfp4";
   }
   return "?";
 }
@@ -47,9 +52,7 @@ float bf16_bits_to_float(std::uint16_t bits) {
   return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(bits));
 }
 
-std::uint16_t float_to_bf16_bits(float x) {
-  return Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(x));
-}
+std::uint16_t float_to_bf16_bits(float x) { return Eigen::numext::bit_cast<std::uint16_t>(Eigen::bfloat16(x)); }
 
 namespace {
 
@@ -60,14 +63,16 @@ struct Fp8Format {
 };
 
 float decode_fp8(std::uint8_t code, KDtype t) {
-  const Fp8Format f = t == KDtype::e5m2 ? Fp8Format{5, 2, 15} : t == KDtype::e4m3fn ? Fp8Format{4, 3, 7} : Fp8Format{4, 3, IXO_JUDGE_MUTANT(e4m3fnuz_bias_7) ? 7 : 8};
+  const Fp8Format f = t == KDtype::e5m2     ? Fp8Format{5, 2, 15}
+                      : t == KDtype::e4m3fn ? Fp8Format{4, 3, 7}
+                                            : Fp8Format{4, 3, IXO_JUDGE_MUTANT(e4m3fnuz_bias_7) ? 7 : 8};
   const bool neg = code & 0x80;
   const int e = (code >> f.man_bits) & ((1 << f.exp_bits) - 1);
   const int m = code & ((1 << f.man_bits) - 1);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Special encodings.
-  if (t == KDtype::e4m3fnuz && code == 0x80) return nan;                  // the only NaN; no -0, no inf
-  if (t == KDtype::e4m3fn && e == 15 && m == 7) return nan;               // S.1111.111; no inf
+  if (t == KDtype::e4m3fnuz && code == 0x80) return nan;                                 // the only NaN; no -0, no inf
+  if (t == KDtype::e4m3fn && e == 15 && m == 7) return nan;                              // S.1111.111; no inf
   if (t == KDtype::e5m2 && e == 31) return m == 0 ? (neg ? -INFINITY : INFINITY) : nan;  // IEEE-like
   double mag;
   if (e == 0)
@@ -90,11 +95,15 @@ const std::array<float, 256>& fp8_table(KDtype t) {
   static const std::array<float, 256> fnuz = build_table(KDtype::e4m3fnuz);
   static const std::array<float, 256> e5 = build_table(KDtype::e5m2);
   switch (t) {
-    case KDtype::e4m3fn: return fn;
-    case KDtype::e4m3fnuz: return fnuz;
-    case KDtype::e5m2: return e5;
+    case KDtype::e4m3fn:
+      return fn;
+    case KDtype::e4m3fnuz:
+      return fnuz;
+    case KDtype::e5m2:
+      return e5;
     case KDtype::bf16:
-    case KDtype::nvfp4: break;
+    case KDtype::nvfp4:
+      break;
   }
   throw InputError("k_dtype", std::string(to_string(t)) + " has no fp8 table");
 }
@@ -167,9 +176,11 @@ std::uint8_t float_to_fp8(float x, KDtype t) {
   const SortedCodes& s = sorted_codes_of(t);
   if (!(std::fabs(x) <= s.max_abs) || std::fabs(x) < 2 * s.min_pos) return float_to_fp8_exhaustive(x, t);
   const auto& v = s.by_value;
-  const auto hi = std::upper_bound(v.begin(), v.end(), x, [](float a, const std::pair<float, int>& b) { return a < b.first; });
+  const auto hi =
+      std::upper_bound(v.begin(), v.end(), x, [](float a, const std::pair<float, int>& b) { return a < b.first; });
   const std::ptrdiff_t i = hi - v.begin();
-  const std::ptrdiff_t from = std::max<std::ptrdiff_t>(0, i - 3), to = std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(v.size()), i + 3);
+  const std::ptrdiff_t from = std::max<std::ptrdiff_t>(0, i - 3),
+                       to = std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(v.size()), i + 3);
   // The exhaustive rule over the window, in value order. Code order does not matter here: the
   // nearest set is one code, or two neighbours of equal error whose codes differ by one (same
   // sign: |x| >= 2 min_pos), and the rule picks the even one whichever comes first.
@@ -184,7 +195,8 @@ std::uint8_t float_to_fp8(float x, KDtype t) {
 }
 
 float q_to_float(std::uint16_t stored, KDtype q_dtype) {
-  return q_dtype == KDtype::bf16 ? bf16_bits_to_float(stored) : fp8_to_float(static_cast<std::uint8_t>(stored), q_dtype);
+  return q_dtype == KDtype::bf16 ? bf16_bits_to_float(stored)
+                                 : fp8_to_float(static_cast<std::uint8_t>(stored), q_dtype);
 }
 
 std::uint16_t float_to_q(float x, KDtype q_dtype) {

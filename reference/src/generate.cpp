@@ -49,7 +49,8 @@ struct Request {
 std::uint8_t e2m1_code(float v) {
   int best = 0;
   for (int m = 1; m < 8; ++m)
-    if (std::fabs(e2m1_to_float(static_cast<std::uint8_t>(m)) - std::fabs(v)) < std::fabs(e2m1_to_float(static_cast<std::uint8_t>(best)) - std::fabs(v)))
+    if (std::fabs(e2m1_to_float(static_cast<std::uint8_t>(m)) - std::fabs(v)) <
+        std::fabs(e2m1_to_float(static_cast<std::uint8_t>(best)) - std::fabs(v)))
       best = m;
   return static_cast<std::uint8_t>(best | (std::signbit(v) ? 8 : 0));
 }
@@ -93,7 +94,8 @@ void fill_nvfp4(Case& c, gen_detail::FastDraws& fast) {
   for (int code = 0; code < 0x7f; ++code)
     if (fp8_table(KDtype::e4m3fn)[code] >= 64.0f) large.push_back(static_cast<std::uint8_t>(code));
   for (auto& b : c.k_cache) b = static_cast<std::uint8_t>(fast.bits() >> 24);
-  for (auto& s : c.k_scales) s = fast.index(8) == 0 ? large[fast.index(large.size())] : moderate[fast.index(moderate.size())];
+  for (auto& s : c.k_scales)
+    s = fast.index(8) == 0 ? large[fast.index(large.size())] : moderate[fast.index(moderate.size())];
 }
 
 void fill_gaussian(Case& c, Rng& g) {
@@ -119,7 +121,8 @@ void fill_near_tie(Case& c, Rng& g) {
     for (std::int64_t s = 1; s < c.S * c.Hk; ++s) {
       std::copy_n(c.k_cache.begin(), rb, c.k_cache.begin() + static_cast<std::ptrdiff_t>(s * rb));
       std::copy_n(c.k_scales.begin(), sb, c.k_scales.begin() + static_cast<std::ptrdiff_t>(s * sb));
-      const std::size_t e = static_cast<std::size_t>(s) * static_cast<std::size_t>(c.D) + static_cast<std::size_t>(uniform(g, 0, c.D - 1));
+      const std::size_t e = static_cast<std::size_t>(s) * static_cast<std::size_t>(c.D) +
+                            static_cast<std::size_t>(uniform(g, 0, c.D - 1));
       std::uint8_t& b = c.k_cache[e / 2];
       const int sh = 4 * static_cast<int>(e & 1), code = (b >> sh) & 0xF;
       const int mag = std::clamp((code & 7) + static_cast<int>(uniform(g, -1, 1)), 0, 7);
@@ -128,7 +131,8 @@ void fill_near_tie(Case& c, Rng& g) {
     return;
   }
   const std::size_t row = static_cast<std::size_t>(c.D);
-  std::vector<std::uint8_t> base(c.k_cache.begin(), c.k_cache.begin() + static_cast<std::ptrdiff_t>(row * element_bytes(c.cfg.k_dtype)));
+  std::vector<std::uint8_t> base(c.k_cache.begin(),
+                                 c.k_cache.begin() + static_cast<std::ptrdiff_t>(row * element_bytes(c.cfg.k_dtype)));
   for (std::int64_t s = 0; s < c.S * c.Hk; ++s) {
     const std::size_t off = static_cast<std::size_t>(s) * row;
     const std::int64_t d = uniform(g, 0, c.D - 1);
@@ -137,7 +141,8 @@ void fill_near_tie(Case& c, Rng& g) {
       std::uint8_t& code = c.k_cache[off + static_cast<std::size_t>(d)];
       const int step = static_cast<int>(uniform(g, -1, 1));
       const int nc = code + step;
-      if ((nc & 0x7f) != 0x7f && (nc & 0x80) == (code & 0x80) && nc != 0x80 && std::isfinite(fp8_table(c.cfg.k_dtype)[nc & 0xff]))
+      if ((nc & 0x7f) != 0x7f && (nc & 0x80) == (code & 0x80) && nc != 0x80 &&
+          std::isfinite(fp8_table(c.cfg.k_dtype)[nc & 0xff]))
         code = static_cast<std::uint8_t>(nc);
     } else {
       std::copy(base.begin(), base.end(), c.k_cache.begin() + static_cast<std::ptrdiff_t>(2 * off));
@@ -153,7 +158,8 @@ void fill_near_tie(Case& c, Rng& g) {
 // head of a kv group, K elements are small integers (exact in every dtype), and every
 // token of block b of a request has slice sum level[b], a distinct integer. So each
 // block max is an exact, distinct integer times the logit scale.
-void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs, const std::vector<std::vector<std::int64_t>>& tokens) {
+void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs,
+                const std::vector<std::vector<std::int64_t>>& tokens) {
   const std::int64_t gqa = c.Hq / c.Hk;
   const std::int64_t slice = c.D / gqa;
   // Integers up to kmax are exact in K's dtype (nvfp4 with scale 1: 0..4 in E2M1).
@@ -175,8 +181,8 @@ void fill_exact(Case& c, Rng& g, const std::vector<Request>& reqs, const std::ve
     const auto& toks = tokens[i];
     const std::int64_t nblocks = ceil_div(static_cast<std::int64_t>(toks.size()), c.cfg.block_size);
     if (nblocks > 2 * M + 1)
-      throw InputError("values", "exact generator supports at most " + std::to_string(2 * M + 1) + " blocks per request, got " +
-                                     std::to_string(nblocks));
+      throw InputError("values", "exact generator supports at most " + std::to_string(2 * M + 1) +
+                                     " blocks per request, got " + std::to_string(nblocks));
     for (std::int64_t kvh = 0; kvh < c.Hk; ++kvh)
       for (std::int64_t j = 0; j < gqa; ++j) {
         std::shuffle(pool.begin(), pool.end(), g);
@@ -216,7 +222,8 @@ void fill_levels(Case& c, Rng& g, int levels, const std::vector<std::vector<std:
       for (std::int64_t h = 0; h < c.Hk; ++h) {
         const auto at = c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * row);
         base.insert(base.end(), at, at + static_cast<std::ptrdiff_t>(row));
-        const auto sat = c.k_scales.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * srow);
+        const auto sat =
+            c.k_scales.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * srow);
         sbase.insert(sbase.end(), sat, sat + static_cast<std::ptrdiff_t>(srow));
       }
     std::int64_t level = 0;
@@ -244,17 +251,25 @@ void put_fp8_specials(Case& c, Rng& g, bool nonfinite_too) {
   for (int code = 0; code < 256; ++code) {
     const auto b = static_cast<std::uint8_t>(code);
     switch (fp8_kind(b, fmt)) {
-      case Fp8Kind::subnormal: sub.push_back(b); break;
-      case Fp8Kind::zero: zero.push_back(b); break;
-      case Fp8Kind::nonfinite: nonfinite.push_back(b); break;
-      case Fp8Kind::normal: break;
+      case Fp8Kind::subnormal:
+        sub.push_back(b);
+        break;
+      case Fp8Kind::zero:
+        zero.push_back(b);
+        break;
+      case Fp8Kind::nonfinite:
+        nonfinite.push_back(b);
+        break;
+      case Fp8Kind::normal:
+        break;
     }
   }
   const std::vector<std::uint8_t>* kinds[3] = {&sub, &zero, &nonfinite};
   for (std::int64_t s = 0; s < c.S * c.Hk; ++s) {
     if (uniform(g, 0, 7) != 0) continue;
     const auto& pool = *kinds[uniform(g, 0, nonfinite_too ? 2 : 1)];
-    target[static_cast<std::size_t>(s * per_row + uniform(g, 0, per_row - 1))] = pool[static_cast<std::size_t>(uniform(g, 0, static_cast<std::int64_t>(pool.size()) - 1))];
+    target[static_cast<std::size_t>(s * per_row + uniform(g, 0, per_row - 1))] =
+        pool[static_cast<std::size_t>(uniform(g, 0, static_cast<std::int64_t>(pool.size()) - 1))];
   }
 }
 
@@ -285,10 +300,11 @@ std::vector<std::int64_t> shared_lengths(const std::vector<Request>& reqs, const
   std::int64_t owner = -1;
   for (const auto& q : reqs) {
     if (q.kind != Kind::real || shared_prefix <= 0) continue;
-    if (owner < 0) owner = q.slot;
+    if (owner < 0)
+      owner = q.slot;
     else if (q.slot != owner)
-      share[static_cast<std::size_t>(q.slot)] =
-          std::min({shared_prefix, used_len[static_cast<std::size_t>(q.slot)], used_len[static_cast<std::size_t>(owner)]});
+      share[static_cast<std::size_t>(q.slot)] = std::min(
+          {shared_prefix, used_len[static_cast<std::size_t>(q.slot)], used_len[static_cast<std::size_t>(owner)]});
   }
   return share;
 }
@@ -296,7 +312,8 @@ std::vector<std::int64_t> shared_lengths(const std::vector<Request>& reqs, const
 // Paged K: max_pages covers the width, N = max_pages + 3 physical pages of page_size slots,
 // every table row mapped onto them by `kind` (so pages are shared between rows), and
 // req_to_token derived. Returns each row's used slots.
-std::vector<std::vector<std::int64_t>> paged_tokens(Case& c, PageTable kind, Rng& g, const std::vector<std::int64_t>& used_len) {
+std::vector<std::vector<std::int64_t>> paged_tokens(Case& c, PageTable kind, Rng& g,
+                                                    const std::vector<std::int64_t>& used_len) {
   const std::int64_t ps = c.cfg.page_size;
   c.max_pages = ceil_div(c.width, ps);
   const std::int64_t n = c.max_pages + 3;
@@ -319,7 +336,8 @@ std::vector<std::vector<std::int64_t>> paged_tokens(Case& c, PageTable kind, Rng
   std::vector<std::vector<std::int64_t>> tokens(static_cast<std::size_t>(c.rows));
   for (std::int64_t b = 0; b < c.rows; ++b) {
     const auto at = c.req_to_token.begin() + static_cast<std::ptrdiff_t>(b * c.width);
-    tokens[static_cast<std::size_t>(b)].assign(at, at + static_cast<std::ptrdiff_t>(used_len[static_cast<std::size_t>(b)]));
+    tokens[static_cast<std::size_t>(b)].assign(at,
+                                               at + static_cast<std::ptrdiff_t>(used_len[static_cast<std::size_t>(b)]));
   }
   return tokens;
 }
@@ -336,21 +354,30 @@ Fp8Kind fp8_kind(std::uint8_t code, KDtype t) {
 
 const char* page_table_name(PageTable p) {
   switch (p) {
-    case PageTable::interval: return "interval";
-    case PageTable::reverse: return "reverse";
-    case PageTable::random: break;
+    case PageTable::interval:
+      return "interval";
+    case PageTable::reverse:
+      return "reverse";
+    case PageTable::random:
+      break;
   }
   return "random";
 }
 
 const char* values_name(Values v) {
   switch (v) {
-    case Values::exact: return "exact";
-    case Values::near_tie: return "near_tie";
-    case Values::ladder: return "ladder";
-    case Values::plateau: return "plateau";
-    case Values::selector_sweep: return "selector_sweep";
-    case Values::gaussian: break;
+    case Values::exact:
+      return "exact";
+    case Values::near_tie:
+      return "near_tie";
+    case Values::ladder:
+      return "ladder";
+    case Values::plateau:
+      return "plateau";
+    case Values::selector_sweep:
+      return "selector_sweep";
+    case Values::gaussian:
+      break;
   }
   return "gaussian";
 }
@@ -367,13 +394,15 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
     throw InputError("spec", "requests >= 0, draft_rows >= 1 and Hk | Hq required");
   if (spec.packed_queries < 0 || spec.trailing_padding_rows < 0 || spec.trailing_inactive_rows < 0 ||
       spec.inactive_rows_in_requests < 0)
-    throw InputError("spec", "packed_queries, trailing_padding_rows, trailing_inactive_rows and "
-                             "inactive_rows_in_requests must be >= 0");
+    throw InputError("spec",
+                     "packed_queries, trailing_padding_rows, trailing_inactive_rows and "
+                     "inactive_rows_in_requests must be >= 0");
   const int bs = c.cfg.block_size;
   const std::int64_t P = c.cfg.packed_queries;
   // Trailing graph padding row i reads table row 0 with length 2 + i % draft_rows.
   auto trailing_pad_len = [&](int i) { return std::int64_t{2} + i % spec.draft_rows; };
-  const std::int64_t trailing_pad_max = spec.trailing_padding_rows > 0 ? trailing_pad_len(std::min(spec.trailing_padding_rows, spec.draft_rows) - 1) : 0;
+  const std::int64_t trailing_pad_max =
+      spec.trailing_padding_rows > 0 ? trailing_pad_len(std::min(spec.trailing_padding_rows, spec.draft_rows) - 1) : 0;
 
   // Requests: real ones, graph padding (table row 0, prefix 1), inactive (slot outside the table).
   std::vector<Request> reqs;
@@ -432,7 +461,9 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   // as negative aliases (slot - S). Paged cases: slots from the page table instead.
   std::vector<std::int64_t> used_len(static_cast<std::size_t>(c.rows), 0);
   for (const auto& q : reqs)
-    if (q.kind != Kind::inactive) used_len[static_cast<std::size_t>(q.slot)] = std::max(used_len[static_cast<std::size_t>(q.slot)], q.prefix + spec.draft_rows);
+    if (q.kind != Kind::inactive)
+      used_len[static_cast<std::size_t>(q.slot)] =
+          std::max(used_len[static_cast<std::size_t>(q.slot)], q.prefix + spec.draft_rows);
   used_len[0] = std::max(used_len[0], trailing_pad_max);
   if ((c.cfg.page_size > 1 || spec.shared_prefix > 0) && spec.values == Values::exact)
     throw InputError("values", "exact values need private token slots (page_size 1, shared_prefix 0)");
@@ -450,12 +481,14 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
     std::int64_t owner = -1;  // the table row whose slots the shared prefixes reuse
     for (std::int64_t row = 0; row < c.rows; ++row)
       for (std::int64_t t = 0; t < used_len[static_cast<std::size_t>(row)]; ++t)
-        row_tokens[static_cast<std::size_t>(row)].push_back(t < share_len[static_cast<std::size_t>(row)] ? -1 : perm[next_slot++]);
+        row_tokens[static_cast<std::size_t>(row)].push_back(
+            t < share_len[static_cast<std::size_t>(row)] ? -1 : perm[next_slot++]);
     for (const auto& q : reqs)
       if (q.kind == Kind::real && owner < 0) owner = q.slot;
     for (std::int64_t row = 0; row < c.rows; ++row)
       for (std::int64_t t = 0; t < share_len[static_cast<std::size_t>(row)]; ++t)
-        row_tokens[static_cast<std::size_t>(row)][static_cast<std::size_t>(t)] = row_tokens[static_cast<std::size_t>(owner)][static_cast<std::size_t>(t)];
+        row_tokens[static_cast<std::size_t>(row)][static_cast<std::size_t>(t)] =
+            row_tokens[static_cast<std::size_t>(owner)][static_cast<std::size_t>(t)];
     c.req_to_token.assign(static_cast<std::size_t>(c.rows * c.width), 0);
     for (std::int64_t row = 0; row < c.rows; ++row)
       for (std::int64_t t = 0; t < c.width; ++t) {
@@ -485,9 +518,11 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
     std::vector<std::size_t> real_rows;
     for (std::size_t i = 0; i < reqs.size(); ++i)
       if (reqs[i].kind == Kind::real)
-        for (int j = 0; j < spec.draft_rows; ++j) real_rows.push_back(i * static_cast<std::size_t>(spec.draft_rows) + static_cast<std::size_t>(j));
+        for (int j = 0; j < spec.draft_rows; ++j)
+          real_rows.push_back(i * static_cast<std::size_t>(spec.draft_rows) + static_cast<std::size_t>(j));
     std::shuffle(real_rows.begin(), real_rows.end(), g);
-    const std::size_t n = std::min<std::size_t>(real_rows.size(), static_cast<std::size_t>(spec.inactive_rows_in_requests));
+    const std::size_t n =
+        std::min<std::size_t>(real_rows.size(), static_cast<std::size_t>(spec.inactive_rows_in_requests));
     for (std::size_t k = 0; k < n; ++k) {
       if (uniform(g, 0, 1) == 0)
         c.seq_lens[real_rows[k]] = 0;
@@ -501,22 +536,40 @@ Case generate(const GenSpec& spec, std::uint64_t seed) {
   }
   for (int i = 0; i < spec.trailing_inactive_rows; ++i) {
     switch (uniform(g, 0, 2)) {
-      case 0: c.slot_ids.push_back(c.rows + uniform(g, 0, 5)); c.seq_lens.push_back(uniform(g, 1, c.width)); break;
-      case 1: c.slot_ids.push_back(c.S - 1 >= c.rows ? -1 : c.rows + 1); c.seq_lens.push_back(uniform(g, 1, c.width)); break;
-      default: c.slot_ids.push_back(0); c.seq_lens.push_back(0); break;  // graph padding of length 0
+      case 0:
+        c.slot_ids.push_back(c.rows + uniform(g, 0, 5));
+        c.seq_lens.push_back(uniform(g, 1, c.width));
+        break;
+      case 1:
+        c.slot_ids.push_back(c.S - 1 >= c.rows ? -1 : c.rows + 1);
+        c.seq_lens.push_back(uniform(g, 1, c.width));
+        break;
+      default:
+        c.slot_ids.push_back(0);
+        c.seq_lens.push_back(0);
+        break;  // graph padding of length 0
     }
   }
   c.R = static_cast<std::int64_t>(c.slot_ids.size());
   c.q.assign(static_cast<std::size_t>(c.R * c.Hq * c.D), 0);
   check_nvfp4_head_dim(c.cfg.k_dtype, c.D);
   c.k_cache.assign(static_cast<std::size_t>(c.S * c.Hk * k_row_bytes(c.cfg.k_dtype, c.D)), 0);
-  c.k_scales.assign(is_nvfp4(c.cfg.k_dtype) ? static_cast<std::size_t>(c.S * c.Hk * (c.D / kNvfp4Block)) : 0, std::uint8_t{0x38});
+  c.k_scales.assign(is_nvfp4(c.cfg.k_dtype) ? static_cast<std::size_t>(c.S * c.Hk * (c.D / kNvfp4Block)) : 0,
+                    std::uint8_t{0x38});
   switch (spec.values) {
-    case Values::gaussian: fill_gaussian(c, g); break;
-    case Values::near_tie: fill_near_tie(c, g); break;
+    case Values::gaussian:
+      fill_gaussian(c, g);
+      break;
+    case Values::near_tie:
+      fill_near_tie(c, g);
+      break;
     case Values::ladder:
-    case Values::plateau: fill_levels(c, g, spec.values == Values::plateau ? 1 : spec.ladder_levels, row_tokens); break;
-    case Values::selector_sweep: fill_selector_sweep(c, g(), row_tokens); break;
+    case Values::plateau:
+      fill_levels(c, g, spec.values == Values::plateau ? 1 : spec.ladder_levels, row_tokens);
+      break;
+    case Values::selector_sweep:
+      fill_selector_sweep(c, g(), row_tokens);
+      break;
     case Values::exact: {
       std::vector<std::vector<std::int64_t>> toks;
       std::vector<Request> real;

@@ -14,13 +14,19 @@ std::vector<double> sweep_values(std::mt19937_64& g, std::int64_t n, int kind) {
   std::uniform_real_distribution<double> u100(-100.0, 100.0), u1e20(-1e20, 1e20), jitter(-0.49, 0.49);
   std::normal_distribution<double> n7(0.0, 7.0);
   switch (kind) {
-    case 0: for (auto& x : v) x = u100(g); break;
-    case 1: std::fill(v.begin(), v.end(), 1.5); break;
+    case 0:
+      for (auto& x : v) x = u100(g);
+      break;
+    case 1:
+      std::fill(v.begin(), v.end(), 1.5);
+      break;
     case 2:
       for (std::size_t i = 0; i < v.size(); ++i) v[i] = (i % 4) < 2 ? 3.0 : 2.0;
       std::shuffle(v.begin(), v.end(), g);
       break;
-    case 3: for (auto& x : v) x = u1e20(g); break;
+    case 3:
+      for (auto& x : v) x = u1e20(g);
+      break;
     case 4: {  // block 0 = -1 sets lo; the rest one step apart under 1, in random block order
       const double step = 2.0 / 65534.0;
       for (std::size_t i = 1; i < v.size(); ++i) v[i] = 1.0 - (static_cast<double>(i) - 1.0) * step + jitter(g) * step;
@@ -28,7 +34,9 @@ std::vector<double> sweep_values(std::mt19937_64& g, std::int64_t n, int kind) {
       v[0] = -1.0;
       break;
     }
-    default: for (auto& x : v) x = n7(g); break;
+    default:
+      for (auto& x : v) x = n7(g);
+      break;
   }
   return v;
 }

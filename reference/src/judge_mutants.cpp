@@ -16,8 +16,8 @@ int read_active() {
   const int id = std::atoi(env);
   for (const Info& m : catalogue)
     if (m.id == id) {
-      std::fprintf(stderr, "ixo: JUDGE MUTANT %d %s ACTIVE (IXO_JUDGE_MUTANT): verdicts are deliberately wrong\n",
-                   m.id, m.key);
+      std::fprintf(stderr, "ixo: JUDGE MUTANT %d %s ACTIVE (IXO_JUDGE_MUTANT): verdicts are deliberately wrong\n", m.id,
+                   m.key);
       return id;
     }
   std::fprintf(stderr, "ixo: IXO_JUDGE_MUTANT=%s names no judge mutant: ignored\n", env);

@@ -60,7 +60,7 @@ std::string shown(const std::string& s) {
 // The header is a Python dict literal with the keys 'descr' (a string, or a list for a
 // structured dtype), 'fortran_order' (True/False) and 'shape' (a tuple of ints).
 struct Header {
-  std::optional<std::string> descr;  // the string's contents
+  std::optional<std::string> descr;      // the string's contents
   std::optional<std::string> descr_raw;  // a non-string descr (structured dtypes), as written
   std::optional<bool> fortran_order;
   std::optional<std::vector<std::int64_t>> shape;
@@ -115,7 +115,7 @@ class HeaderParser {
       ++i_;
     if (i_ != s_.size()) fail("npy header has trailing text after the dict: " + shown(s_.substr(i_)));
     for (const char* k : {"descr", "fortran_order", "shape"}) {
-      const bool have = std::string(k) == "descr" ? (h.descr || h.descr_raw)
+      const bool have = std::string(k) == "descr"   ? (h.descr || h.descr_raw)
                         : std::string(k) == "shape" ? h.shape.has_value()
                                                     : h.fortran_order.has_value();
       if (!have) fail(std::string("npy header has no '") + k + "' entry");
@@ -137,8 +137,9 @@ class HeaderParser {
   }
   std::string string_literal(const char* what) {
     const char q = peek();
-    if (q != '\'' && q != '"') fail(std::string("npy header is malformed: expected ") + what + " at offset " +
-                                    std::to_string(i_) + " (header " + shown(s_) + ")");
+    if (q != '\'' && q != '"')
+      fail(std::string("npy header is malformed: expected ") + what + " at offset " + std::to_string(i_) + " (header " +
+           shown(s_) + ")");
     std::string out;
     for (++i_; i_ < s_.size() && s_[i_] != q; ++i_) {
       if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
@@ -276,14 +277,14 @@ NpyArray read_header(std::istream& in, std::uint64_t file_size, const std::strin
   const char order = !has_order || a.descr[0] == '=' ? '<' : a.descr[0];
   if (order == '>' && isz > 1) throw fail("is big-endian (" + shown(a.descr) + "); write little-endian");
   a.descr = std::string(1, isz == 1 ? '|' : '<') + a.descr[has_order ? 1 : 0] + std::to_string(isz);
-  if (*h.fortran_order && !IXO_JUDGE_MUTANT(npy_fortran_order_ignored)) throw fail("is in Fortran order; write a C-contiguous array");
+  if (*h.fortran_order && !IXO_JUDGE_MUTANT(npy_fortran_order_ignored))
+    throw fail("is in Fortran order; write a C-contiguous array");
   a.shape = *h.shape;
 
   const std::string shape = tuple_text(a.shape);
   std::int64_t n = 1;
   for (const std::int64_t d : a.shape)
-    if (__builtin_mul_overflow(n, d, &n))
-      throw fail("has shape " + shape + " whose element count overflows int64");
+    if (__builtin_mul_overflow(n, d, &n)) throw fail("has shape " + shape + " whose element count overflows int64");
   if (__builtin_mul_overflow(n, std::int64_t{isz}, &bytes))
     throw fail("has shape " + shape + " x " + std::to_string(isz) + " bytes per element, which overflows int64");
   const std::uint64_t have = file_size - preamble - hlen;
@@ -423,8 +424,9 @@ NpyMap map_npy(const std::string& path, const std::string& field) {
   const int map_errno = errno;
   ::close(fd);  // the mapping keeps the file
   if (base == MAP_FAILED) throw InputError(field, "cannot map '" + path + "': " + std::strerror(map_errno));
-  std::shared_ptr<const std::uint8_t> whole(static_cast<const std::uint8_t*>(base),
-                                            [len](const std::uint8_t* p) { ::munmap(const_cast<std::uint8_t*>(p), len); });
+  std::shared_ptr<const std::uint8_t> whole(static_cast<const std::uint8_t*>(base), [len](const std::uint8_t* p) {
+    ::munmap(const_cast<std::uint8_t*>(p), len);
+  });
   m.data = std::shared_ptr<const std::uint8_t>(whole, whole.get() + (size - static_cast<std::uintmax_t>(bytes)));
   return m;
 }
@@ -438,7 +440,8 @@ NpyArray parse_npy(const void* bytes, std::size_t size, const std::string& path,
 void write_npy(const std::string& path, const std::string& descr, const std::vector<std::int64_t>& shape,
                const void* data, std::size_t bytes) {
   std::string sh = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) sh += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    sh += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
   sh += ")";
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + sh + ", }";
   const std::size_t total = 10 + header.size() + 1;

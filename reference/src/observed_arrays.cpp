@@ -8,8 +8,8 @@
 
 namespace ixo {
 
-Observed observed_from_arrays(const Case& c, const std::vector<std::int64_t>& topk_shape, std::vector<std::int32_t> topk,
-                              const ScoresArray* scores) {
+Observed observed_from_arrays(const Case& c, const std::vector<std::int64_t>& topk_shape,
+                              std::vector<std::int32_t> topk, const ScoresArray* scores) {
   if (topk_shape.size() != 3 || topk_shape[0] != c.Hq || topk_shape[1] != c.R || topk_shape[2] != c.cfg.topk)
     throw InputError("topk_idx", "shape " + shape_string(topk_shape) + ", expected [" + std::to_string(c.Hq) + "," +
                                      std::to_string(c.R) + "," + std::to_string(c.cfg.topk) + "] (Hq, R, topk)");
@@ -23,8 +23,8 @@ Observed observed_from_arrays(const Case& c, const std::vector<std::int64_t>& to
     for (std::int64_t r = 0; r < c.R; ++r) need = std::max(need, row_blocks(c, r));
     const auto& s = scores->shape;
     if (s.size() != 3 || s[0] != c.Hq || s[1] != c.R || s[2] < need)
-      throw InputError("scores", "shape " + shape_string(s) + ", expected [" + std::to_string(c.Hq) + "," + std::to_string(c.R) +
-                                     ",NB] with NB >= " + std::to_string(need));
+      throw InputError("scores", "shape " + shape_string(s) + ", expected [" + std::to_string(c.Hq) + "," +
+                                     std::to_string(c.R) + ",NB] with NB >= " + std::to_string(need));
     o.has_scores = true;
     o.NB = s[2];
     o.scores = scores->values;

@@ -35,9 +35,13 @@ struct TauTerms {
         abs(IXO_JUDGE_MUTANT(tau_abs_dropped) ? 0.0 : static_cast<double>(D) * 0x1p-149) {}
   // T is double, or a SIMD vector of several tokens' bounds (the fast oracle).
   template <class T>
-  T tau(T abs_dot, double abs_scale) const { return abs_scale * (abs_dot * rel + abs); }
+  T tau(T abs_dot, double abs_scale) const {
+    return abs_scale * (abs_dot * rel + abs);
+  }
 };
-inline double logit_tau(double abs_dot, double abs_scale, std::int64_t D) { return TauTerms(D).tau(abs_dot, abs_scale); }
+inline double logit_tau(double abs_dot, double abs_scale, std::int64_t D) {
+  return TauTerms(D).tau(abs_dot, abs_scale);
+}
 
 // Extra bound for a log2-sum-exp block score over n tokens computed in fp32 with
 // approximate exp2/log2 (relative 2^-21 each), on top of the largest logit bound.
@@ -53,7 +57,9 @@ inline double lse_tau_extra(std::int64_t n, double S) {
 constexpr int kLanes = 8;
 // T is double, or a SIMD vector holding one lane of several dots (the fast oracle).
 template <class T>
-inline T lane_sum(const T* a) { return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])); }
+inline T lane_sum(const T* a) {
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
 
 // Block score over the n visible logits of one (head, row, block), and its bound: the
 // max, or log2-sum-exp (in token order); NaN if any logit is NaN.
@@ -81,7 +87,8 @@ inline BlockScore block_score(const double* logits, const double* taus, std::siz
 
 inline void apply_forcing(const Case& c, Expected& e, std::int64_t h, std::int64_t r) {
   const std::int64_t nb = e.nb[r];
-  const std::int64_t local_start = std::max<std::int64_t>(0, nb - c.cfg.local_blocks + (IXO_JUDGE_MUTANT(local_window_short) ? 1 : 0));
+  const std::int64_t local_start =
+      std::max<std::int64_t>(0, nb - c.cfg.local_blocks + (IXO_JUDGE_MUTANT(local_window_short) ? 1 : 0));
   for (std::int64_t b = 0; b < nb; ++b) {
     double v;
     if (b >= local_start)

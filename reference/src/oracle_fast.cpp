@@ -224,9 +224,9 @@ Expected oracle(const Case& c) {
 #pragma omp parallel
   {
     std::vector<float> rows(static_cast<std::size_t>(kTile * Dp), 0.0f);  // the tile's decoded rows (pad dims stay 0)
-    std::vector<Vec> kt(static_cast<std::size_t>(Dp));                     // the tile, transposed
-    std::vector<double> logits, taus;                   // [participant][token in block]
-    std::vector<std::int64_t> part;                     // participants: row * Hq + head
+    std::vector<Vec> kt(static_cast<std::size_t>(Dp));                    // the tile, transposed
+    std::vector<double> logits, taus;                                     // [participant][token in block]
+    std::vector<std::int64_t> part;                                       // participants: row * Hq + head
     std::vector<const double*> qptr;
     std::vector<Vec> dots;
 #pragma omp for schedule(dynamic, 8)
@@ -259,7 +259,8 @@ Expected oracle(const Case& c) {
           }
           float* row = &rows[static_cast<std::size_t>(j * Dp)];
           if (ta + j < t_end)
-            decode_row(k_row(c, kbase, q.sid, kvh, ta + j), c.D, table, fp4 ? k_scale_row(c, q.sid, kvh, ta + j) : nullptr, row);
+            decode_row(k_row(c, kbase, q.sid, kvh, ta + j), c.D, table,
+                       fp4 ? k_scale_row(c, q.sid, kvh, ta + j) : nullptr, row);
           else
             std::fill(row, row + c.D, 0.0f);  // past the block: scored, never read
         }

@@ -50,7 +50,8 @@ double k_value(const Case& c, std::int64_t slot, std::int64_t kvh, std::int64_t 
   }
   if (is_nvfp4(c.cfg.k_dtype)) {  // packed E2M1 codes, one e4m3fn scale per 16 elements
     const std::uint8_t* row = c.k_view().data() + static_cast<std::size_t>((slot * c.Hk + kvh) * (c.D / 2));
-    const std::uint8_t scale = c.k_scales[static_cast<std::size_t>((slot * c.Hk + kvh) * (c.D / kNvfp4Block) + i / kNvfp4Block)];
+    const std::uint8_t scale =
+        c.k_scales[static_cast<std::size_t>((slot * c.Hk + kvh) * (c.D / kNvfp4Block) + i / kNvfp4Block)];
     return nvfp4_to_float(nvfp4_nibble(row, i), scale);
   }
   return fp8_to_float(c.k_view()[idx], c.cfg.k_dtype);

@@ -24,7 +24,8 @@ std::map<std::string, GenSpec> make_presets() {
   // the KM packed test's prefixes and request slots
   p["km-slots"] = GenSpec(s).rows(4, 4).lengths({128 * 40 - 2, 128 * 23 - 1, 7777, 128 * 60}).slots({5, 2, 7, 1});
   for (KDtype t : {KDtype::e4m3fn, KDtype::e4m3fnuz})
-    p[std::string("fp8-") + std::string(to_string(t))] = GenSpec(s).rows(3, 4).lengths({128 * 31 - 3, 4321, 128 * 17 - 2}).k(t, 0.75);
+    p[std::string("fp8-") + std::string(to_string(t))] =
+        GenSpec(s).rows(3, 4).lengths({128 * 31 - 3, 4321, 128 * 17 - 2}).k(t, 0.75);
   // e5m2 K, log2-sum-exp, Hq 4
   p["e5m2-lse"] = GenSpec(s).rows(3, 3).heads(4, 1, 128).k(KDtype::e5m2, 1.5).score(ScoreType::lse).up_to(5000);
   // Hq 8 : Hk 2, D 64, bs 64, init 2, local 3
@@ -51,15 +52,17 @@ std::map<std::string, GenSpec> make_presets() {
   p["local0"] = GenSpec(s).rows(2, 3).lengths({64 * 5 - 1, 333}).blocks(64, 4, 1, 0);
   // tie-free: ids must match exactly
   p["exact"] = GenSpec(s).rows(3, 4).up_to(20000).heads(2, 1, 128).with(Values::exact).k(KDtype::e4m3fn, 0.5);
-  p["near-tie"] = GenSpec(s).rows(2, 4).up_to(8000).with(Values::near_tie);  // near ties: many swaps within tau are legal
+  p["near-tie"] =
+      GenSpec(s).rows(2, 4).up_to(8000).with(Values::near_tie);  // near ties: many swaps within tau are legal
   p["topk-above-nb"] = GenSpec(s).rows(4, 4).up_to(400).blocks(32, 32, 2, 2);  // topk above nb for most rows
   // init and local overlap, more forced blocks than topk
   p["forced-overlap"] = GenSpec(s).rows(2, 2).up_to(700).blocks(32, 4, 3, 3);
   p["bench-16x131k"] = GenSpec(s).rows(16, 4).lengths({131072});  // the benchmark shape: 16 requests x 4 x 131072
-  p["long-512k"] = GenSpec(s).rows(1, 4).lengths({524288});        // one 524288-token request
+  p["long-512k"] = GenSpec(s).rows(1, 4).lengths({524288});       // one 524288-token request
   // Boundary dimensions (docs/NOTES.md "Condition coverage"): a tie plateau and a 3-level
   // ladder over 16384+ blocks (block size 1, top-1024), fp8 special codes with lse.
-  p["plateau-16k"] = GenSpec(s).rows(1, 2).heads(2, 1, 64).lengths({16384 + 3}).blocks(1, 1024, 1, 1).with(Values::plateau);
+  p["plateau-16k"] =
+      GenSpec(s).rows(1, 2).heads(2, 1, 64).lengths({16384 + 3}).blocks(1, 1024, 1, 1).with(Values::plateau);
   GenSpec ladder = GenSpec(s).rows(1, 2).heads(2, 1, 64).lengths({16384 + 3}).blocks(1, 64, 0, 1).with(Values::ladder);
   ladder.ladder_levels = 3;
   p["ladder-16k"] = ladder;
@@ -72,7 +75,10 @@ std::map<std::string, GenSpec> make_presets() {
   // MiniMax's upstream decode indexer (contract msa-decode, ../shared/spec/upstream-msa.md):
   // H 4 on one K head, lengths around page boundaries p*128 + {-1, 0, 1, 7} past 16 pages,
   // every value set of the selector sweep (one per request), and Q = 16 verify rows.
-  p["msa-sweep"] = GenSpec(s).rows(6, 4).heads(4, 1, 128).lengths({128 * 17 - 1, 128 * 18, 128 * 20 + 1, 128 * 33 + 7, 128 * 40 - 1, 4095})
+  p["msa-sweep"] = GenSpec(s)
+                       .rows(6, 4)
+                       .heads(4, 1, 128)
+                       .lengths({128 * 17 - 1, 128 * 18, 128 * 20 + 1, 128 * 33 + 7, 128 * 40 - 1, 4095})
                        .with(Values::selector_sweep);
   p["msa-q16"] = GenSpec(s).rows(2, 16).heads(2, 1, 128).lengths({128 * 16 - 8, 128 * 63 + 7}).k(KDtype::e4m3fn, 1.0);
   // MSA's decode test matrix (upstream-msa.md section 5) on 128-token pages shared between
@@ -87,11 +93,14 @@ std::map<std::string, GenSpec> make_presets() {
     g.pages = PageTable::random;
     return g;
   };
-  p["msa-lengths"] = paged(GenSpec(s).rows(12, 2).heads(4, 1, 128).lengths(
-      {128 * 17 - 2, 128 * 17, 128 * 17 + 6, 128 * 32 - 2, 128 * 32, 128 * 32 + 6, 4094, 4096, 8190, 8192, 16382, 16384}));
-  for (int n : {129, 257, 513, 1025}) p["msa-batch-" + std::to_string(n)] = paged(GenSpec(s).rows(n, 1).heads(2, 1, 128).up_to(2300));
+  p["msa-lengths"] = paged(
+      GenSpec(s).rows(12, 2).heads(4, 1, 128).lengths({128 * 17 - 2, 128 * 17, 128 * 17 + 6, 128 * 32 - 2, 128 * 32,
+                                                       128 * 32 + 6, 4094, 4096, 8190, 8192, 16382, 16384}));
+  for (int n : {129, 257, 513, 1025})
+    p["msa-batch-" + std::to_string(n)] = paged(GenSpec(s).rows(n, 1).heads(2, 1, 128).up_to(2300));
   p["msa-1m"] = paged(GenSpec(s).rows(1, 1).heads(1, 1, 128).lengths({1048575}));
-  p["msa-bimodal"] = paged(GenSpec(s).rows(8, 8).heads(4, 1, 128).lengths({1024, 200000, 1100, 180000, 4096, 150000, 2000, 100000}));
+  p["msa-bimodal"] =
+      paged(GenSpec(s).rows(8, 8).heads(4, 1, 128).lengths({1024, 200000, 1100, 180000, 4096, 150000, 2000, 100000}));
   return p;
 }
 

@@ -23,9 +23,12 @@ std::uint32_t quantized_bucket(float v, const QuantizedRange& range) {
   // cvt.rzi.u32.f32 (what (unsigned)float compiles to): truncation, NaN and negatives to 0,
   // saturating at 2^32 - 1.
   std::uint32_t q;
-  if (!(t > 0.0f)) q = 0;
-  else if (t >= 4294967296.0f) q = 0xFFFFFFFFu;
-  else q = static_cast<std::uint32_t>(t);
+  if (!(t > 0.0f))
+    q = 0;
+  else if (t >= 4294967296.0f)
+    q = 0xFFFFFFFFu;
+  else
+    q = static_cast<std::uint32_t>(t);
   return std::min<std::uint32_t>(65535u, q);
 }
 

@@ -23,9 +23,11 @@ Case relabel_slots(const Case& c, std::uint64_t seed) {
     slot_perm[static_cast<std::size_t>(s)] = paged_slot(unit_perm[static_cast<std::size_t>(s / ps)], s, ps);
   Case d = c;
   const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * k_row_bytes(c.cfg.k_dtype, c.D));
-  const std::size_t scale_bytes = c.k_scales.size() / static_cast<std::size_t>(std::max<std::int64_t>(c.S, 1));  // nvfp4: Hk * D/16
+  const std::size_t scale_bytes =
+      c.k_scales.size() / static_cast<std::size_t>(std::max<std::int64_t>(c.S, 1));  // nvfp4: Hk * D/16
   for (std::int64_t s = 0; s < c.S; ++s) {
-    const auto to = static_cast<std::size_t>(slot_perm[static_cast<std::size_t>(s)]), from = static_cast<std::size_t>(s);
+    const auto to = static_cast<std::size_t>(slot_perm[static_cast<std::size_t>(s)]),
+               from = static_cast<std::size_t>(s);
     std::memcpy(&d.k_cache[to * row_bytes], &c.k_cache[from * row_bytes], row_bytes);
     if (scale_bytes) std::memcpy(&d.k_scales[to * scale_bytes], &c.k_scales[from * scale_bytes], scale_bytes);
   }
@@ -33,7 +35,8 @@ Case relabel_slots(const Case& c, std::uint64_t seed) {
     for (std::int64_t t = 0; t < c.rows; ++t)
       for (std::int64_t p = 0; p < c.max_pages; ++p)
         d.page_table[static_cast<std::size_t>(row_perm[static_cast<std::size_t>(t)] * c.max_pages + p)] =
-            static_cast<std::int32_t>(unit_perm[static_cast<std::size_t>(c.page_table[static_cast<std::size_t>(t * c.max_pages + p)])]);
+            static_cast<std::int32_t>(
+                unit_perm[static_cast<std::size_t>(c.page_table[static_cast<std::size_t>(t * c.max_pages + p)])]);
     derive_req_to_token(d);
   } else {
     for (std::int64_t t = 0; t < c.rows; ++t)
@@ -43,7 +46,8 @@ Case relabel_slots(const Case& c, std::uint64_t seed) {
         const std::int64_t s = neg ? v + c.S : v;
         std::int64_t m = (s >= 0 && s < c.S) ? slot_perm[static_cast<std::size_t>(s)] : s;
         if (neg && s >= 0 && s < c.S) m -= c.S;
-        d.req_to_token[static_cast<std::size_t>(row_perm[static_cast<std::size_t>(t)] * c.width + j)] = static_cast<std::int32_t>(m);
+        d.req_to_token[static_cast<std::size_t>(row_perm[static_cast<std::size_t>(t)] * c.width + j)] =
+            static_cast<std::int32_t>(m);
       }
   }
   for (std::int64_t r = 0; r < c.R; ++r) {
@@ -65,7 +69,8 @@ Case append_rows(const Case& c, int padding, int inactive) {
       d.seq_lens.push_back(std::min<std::int64_t>(c.width, j + 2));
       const std::int64_t src = c.R > 0 ? (g * P + j) % c.R : 0;  // reuse real query rows
       for (std::int64_t i = 0; i < c.Hq * c.D; ++i)
-        d.q.push_back(c.q.empty() ? float_to_q(1.0f, c.cfg.q_dtype) : c.q[static_cast<std::size_t>(src * c.Hq * c.D + i)]);
+        d.q.push_back(c.q.empty() ? float_to_q(1.0f, c.cfg.q_dtype)
+                                  : c.q[static_cast<std::size_t>(src * c.Hq * c.D + i)]);
     }
     d.R += P;
   }
@@ -79,7 +84,8 @@ Case keep_rows(const Case& c, const std::vector<std::int64_t>& rows) {
   const auto qrow = static_cast<std::size_t>(c.Hq * c.D);
   for (std::int64_t r : rows) {
     const auto i = static_cast<std::size_t>(r);
-    out.q.insert(out.q.end(), c.q.begin() + static_cast<std::ptrdiff_t>(i * qrow), c.q.begin() + static_cast<std::ptrdiff_t>((i + 1) * qrow));
+    out.q.insert(out.q.end(), c.q.begin() + static_cast<std::ptrdiff_t>(i * qrow),
+                 c.q.begin() + static_cast<std::ptrdiff_t>((i + 1) * qrow));
     out.slot_ids.push_back(c.slot_ids[i]);
     out.seq_lens.push_back(c.seq_lens[i]);
   }

@@ -34,17 +34,19 @@ std::uint32_t bits_of(float f) {
 
 // IdOrder::score_descending: each id's oracle score (within tau) is at least the next one's.
 template <class Slack>
-bool order_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, const double* S, const Slack& slack, NanRank nan,
-              const std::string& where, Verdict& v, const JudgeOptions& opt, std::int64_t h, std::int64_t r) {
+bool order_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, const double* S, const Slack& slack,
+              NanRank nan, const std::string& where, Verdict& v, const JudgeOptions& opt, std::int64_t h,
+              std::int64_t r) {
   if (IXO_JUDGE_MUTANT(order_unchecked)) return true;
   for (std::int64_t i = 0; i + 1 < k_eff; ++i) {
     const std::int32_t a = ids[i], b = ids[i + 1];
     if (nan == NanRank::unspecified && (std::isnan(S[a]) || std::isnan(S[b]))) continue;
     if (rank_value(S[a], nan) + slack(a) >= rank_value(S[b], nan) - slack(b)) continue;
-    Failure f = at("order", h, r, -1,
-                   fmt::format("order: {}: ids {} must be in descending score order; id {} (score {:.9g}) at place {} comes "
-                               "before id {} (score {:.9g})",
-                               where, ids, a, S[a], i, b, S[b]));
+    Failure f =
+        at("order", h, r, -1,
+           fmt::format("order: {}: ids {} must be in descending score order; id {} (score {:.9g}) at place {} comes "
+                       "before id {} (score {:.9g})",
+                       where, ids, a, S[a], i, b, S[b]));
     f.observed = ids;
     fail(v, opt, std::move(f));
     return false;
@@ -56,19 +58,20 @@ bool order_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, const do
 
 // ForcedTies::lowest_id: among blocks of exactly equal forced score, the selected ones are
 // the lowest ids.
-bool verdict_detail::forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, std::int64_t nb, const double* S,
-                    const Expected& e, std::int64_t h, std::int64_t r, const std::string& where, Verdict& v,
-                    const JudgeOptions& opt) {
+bool verdict_detail::forced_ties_ok(const std::vector<std::int32_t>& ids, std::int64_t k_eff, std::int64_t nb,
+                                    const double* S, const Expected& e, std::int64_t h, std::int64_t r,
+                                    const std::string& where, Verdict& v, const JudgeOptions& opt) {
   if (IXO_JUDGE_MUTANT(forced_ties_unchecked)) return true;
   const std::set<std::int32_t> chosen(ids.begin(), ids.begin() + k_eff);
   for (std::int32_t b = 0; b < nb; ++b) {
     if (chosen.count(b) || !e.forced[e.at(h, r, b)]) continue;
     for (std::int32_t a : chosen)
       if (a > b && e.forced[e.at(h, r, a)] && S[a] == S[b]) {
-        Failure f = at("forced ties", h, r, -1,
-                       fmt::format("forced ties: {}: block {} is kept and block {} dropped although both hold the forced "
-                                   "score {:.9g} (contract: the lowest ids win)",
-                                   where, a, b, S[a]));
+        Failure f =
+            at("forced ties", h, r, -1,
+               fmt::format("forced ties: {}: block {} is kept and block {} dropped although both hold the forced "
+                           "score {:.9g} (contract: the lowest ids win)",
+                           where, a, b, S[a]));
         f.observed = ids;
         fail(v, opt, std::move(f));
         return false;
@@ -79,7 +82,8 @@ bool verdict_detail::forced_ties_ok(const std::vector<std::int32_t>& ids, std::i
 
 std::string Verdict::summary() const {
   std::string s = pass ? "PASS" : "FAIL";
-  s += fmt::format(": {} (head,row) pairs checked, {} tie swaps within tau, {} failures", rows_checked, tie_swaps, failures);
+  s += fmt::format(": {} (head,row) pairs checked, {} tie swaps within tau, {} failures", rows_checked, tie_swaps,
+                   failures);
   if (!contract.empty()) s += " under " + contract;
   s += judge_mutants::banner();
   for (const auto& r : reports) s += "\n  " + r;
@@ -103,10 +107,13 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
   Verdict v;
   v.contract = opt.contract;
   const Semantics& sem = opt.semantics;
-  if (!IXO_JUDGE_MUTANT(observed_topk_shape_unchecked) && (o.Hq != e.Hq || o.R != e.R || o.topk != e.topk ||
-      static_cast<std::int64_t>(o.topk_idx.size()) != e.Hq * e.R * e.topk)) {
-    fail(v, opt, at("structure", -1, -1, -1, fmt::format("structure: topk_idx shape [{},{},{}] ({} values), expected [{},{},{}]", o.Hq, o.R, o.topk,
-                             o.topk_idx.size(), e.Hq, e.R, e.topk)));
+  if (!IXO_JUDGE_MUTANT(observed_topk_shape_unchecked) &&
+      (o.Hq != e.Hq || o.R != e.R || o.topk != e.topk ||
+       static_cast<std::int64_t>(o.topk_idx.size()) != e.Hq * e.R * e.topk)) {
+    fail(v, opt,
+         at("structure", -1, -1, -1,
+            fmt::format("structure: topk_idx shape [{},{},{}] ({} values), expected [{},{},{}]", o.Hq, o.R, o.topk,
+                        o.topk_idx.size(), e.Hq, e.R, e.topk)));
     return v;
   }
   const std::int64_t K = e.topk;
@@ -135,8 +142,10 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       bool ok = true;
       for (std::int64_t i = 0; i < K && ok; ++i) {
         if (i < k_eff)
-          ok = sorted_ids[i] >= 0 && (sorted_ids[i] < nb || (IXO_JUDGE_MUTANT(ids_range_inclusive) && sorted_ids[i] == nb)) &&
-               (i == 0 || sorted_ids[i] > sorted_ids[i - 1] || (IXO_JUDGE_MUTANT(ids_duplicates_accepted) && sorted_ids[i] == sorted_ids[i - 1])) &&
+          ok = sorted_ids[i] >= 0 &&
+               (sorted_ids[i] < nb || (IXO_JUDGE_MUTANT(ids_range_inclusive) && sorted_ids[i] == nb)) &&
+               (i == 0 || sorted_ids[i] > sorted_ids[i - 1] ||
+                (IXO_JUDGE_MUTANT(ids_duplicates_accepted) && sorted_ids[i] == sorted_ids[i - 1])) &&
                ids[i] >= 0;
         else
           ok = ids[i] == -1 || IXO_JUDGE_MUTANT(ids_tail_unchecked);
@@ -147,10 +156,12 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
             nb > 0 ? fmt::format("structure: {}: ids {} must be {} {}distinct ids in [0,{}) then -1; expected {}",
                                  where, ids, k_eff, descending ? "" : "ascending ", nb, want)
             : c.seq_lens[r] == 0
-                ? fmt::format("structure: head {} row {} inactive: seq_lens[{}]=0; expected all -1, observed {}", h, r, r, ids)
-                : fmt::format("structure: head {} row {} inactive: slot_ids[{}]={} is not a table row (table has {} rows, "
-                              "k_cache {} slots); expected all -1, observed {}",
-                              h, r, r, c.slot_ids[r], c.rows, c.S, ids);
+                ? fmt::format("structure: head {} row {} inactive: seq_lens[{}]=0; expected all -1, observed {}", h, r,
+                              r, ids)
+                : fmt::format(
+                      "structure: head {} row {} inactive: slot_ids[{}]={} is not a table row (table has {} rows, "
+                      "k_cache {} slots); expected all -1, observed {}",
+                      h, r, r, c.slot_ids[r], c.rows, c.S, ids);
         Failure f = at("structure", h, r, -1, msg);
         f.expected = want, f.observed = ids;
         fail(v, opt, std::move(f));
@@ -160,15 +171,19 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       const double* T = &e.tau[e.at(h, r, 0)];
       auto slack = [&](std::int32_t b) { return block_slack(S, T, b); };
       if (descending && nb > K && !order_ok(ids, k_eff, S, slack, sem.nan_blocks, where, v, opt, h, r)) continue;
-      const bool nan_free = sem.nan_blocks == NanRank::lowest || std::none_of(S, S + nb, [](double x) { return std::isnan(x); });
+      const bool nan_free =
+          sem.nan_blocks == NanRank::lowest || std::none_of(S, S + nb, [](double x) { return std::isnan(x); });
       if (nb <= K || (sorted_ids == want && nan_free)) {
-        if (nb > K && sem.forced_ties == ForcedTies::lowest_id) forced_ties_ok(sorted_ids, k_eff, nb, S, e, h, r, where, v, opt);
+        if (nb > K && sem.forced_ties == ForcedTies::lowest_id)
+          forced_ties_ok(sorted_ids, k_eff, nb, S, e, h, r, where, v, opt);
         continue;
       }
       const std::vector<std::int32_t>& ids_set = sorted_ids;
       std::vector<std::int32_t> missing, extra;
-      std::set_difference(want.begin(), want.begin() + k_eff, ids_set.begin(), ids_set.begin() + k_eff, std::back_inserter(missing));
-      std::set_difference(ids_set.begin(), ids_set.begin() + k_eff, want.begin(), want.begin() + k_eff, std::back_inserter(extra));
+      std::set_difference(want.begin(), want.begin() + k_eff, ids_set.begin(), ids_set.begin() + k_eff,
+                          std::back_inserter(missing));
+      std::set_difference(ids_set.begin(), ids_set.begin() + k_eff, want.begin(), want.begin() + k_eff,
+                          std::back_inserter(extra));
       // Tier 3 (exact values: every real score distinct) is tier 2 with no slack: only blocks
       // of exactly equal score -- forced ones -- may be swapped (any choice among equal forced
       // scores is valid unless the contract says lowest id).
@@ -186,15 +201,18 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
       for (std::int32_t b = 0; b < nb; ++b) {
         if (std::isnan(S[b]) && sem.nan_blocks == NanRank::unspecified) continue;
         if (chosen.count(b)) {
-          const double x = rank_value(S[b], sem.nan_blocks) + (IXO_JUDGE_MUTANT(tier2_slack_sign_flipped) ? -1 : 1) * exact_slack(b);
+          const double x =
+              rank_value(S[b], sem.nan_blocks) + (IXO_JUDGE_MUTANT(tier2_slack_sign_flipped) ? -1 : 1) * exact_slack(b);
           if (x < lo) lo = x, lo_b = b;
         } else {
-          const double x = rank_value(S[b], sem.nan_blocks) - (IXO_JUDGE_MUTANT(tier2_slack_sign_flipped) ? -1 : 1) * exact_slack(b);
+          const double x =
+              rank_value(S[b], sem.nan_blocks) - (IXO_JUDGE_MUTANT(tier2_slack_sign_flipped) ? -1 : 1) * exact_slack(b);
           if (x > hi) hi = x, hi_b = b;
         }
       }
       if (lo >= hi) {
-        if (sem.forced_ties == ForcedTies::lowest_id && !forced_ties_ok(ids_set, k_eff, nb, S, e, h, r, where, v, opt)) continue;
+        if (sem.forced_ties == ForcedTies::lowest_id && !forced_ties_ok(ids_set, k_eff, nb, S, e, h, r, where, v, opt))
+          continue;
         if (ids_set != want) ++v.tie_swaps;
         continue;
       }
@@ -204,10 +222,12 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
         fail(v, opt, std::move(f));
         continue;
       }
-      Failure f = at("ids", h, r, -1,
-                     fmt::format("ids: {}: expected {} observed {}; missing {} extra {}; weakest selected block {} score {:.9g} "
-                       "(tau {:.3g}) vs strongest unselected block {} score {:.9g} (tau {:.3g}); margin {:.3g} beyond tau",
-                       where, want, ids, missing, extra, lo_b, S[lo_b], T[lo_b], hi_b, S[hi_b], T[hi_b], hi - lo));
+      Failure f =
+          at("ids", h, r, -1,
+             fmt::format(
+                 "ids: {}: expected {} observed {}; missing {} extra {}; weakest selected block {} score {:.9g} "
+                 "(tau {:.3g}) vs strongest unselected block {} score {:.9g} (tau {:.3g}); margin {:.3g} beyond tau",
+                 where, want, ids, missing, extra, lo_b, S[lo_b], T[lo_b], hi_b, S[hi_b], T[hi_b], hi - lo));
       f.expected = want, f.observed = ids, f.missing = missing, f.extra = extra;
       f.margin = hi - lo, f.tau = std::max(T[lo_b], T[hi_b]);
       fail(v, opt, std::move(f));
@@ -228,20 +248,26 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
           const std::string where = fmt::format("scores[head {}, row {}, block {}]", h, r, b);
           // inf/NaN positions must match before any tolerance.
           if (std::isnan(want) || std::isnan(got) || std::isinf(want) || std::isinf(got)) {
-            const bool same = (std::isnan(want) && std::isnan(got)) || (!std::isnan(want) && !std::isnan(got) && want == got);
+            const bool same =
+                (std::isnan(want) && std::isnan(got)) || (!std::isnan(want) && !std::isnan(got) && want == got);
             if (!same && !IXO_JUDGE_MUTANT(scores_nonfinite_lenient))
-              fail(v, opt, at("scores", h, r, b, fmt::format("{}: expected {} observed {} (non-finite mismatch)", where, want, got)));
+              fail(v, opt,
+                   at("scores", h, r, b,
+                      fmt::format("{}: expected {} observed {} (non-finite mismatch)", where, want, got)));
             continue;
           }
           if (e.forced[e.at(h, r, b)]) {
             if (got != want && !IXO_JUDGE_MUTANT(scores_forced_inexact))
-              fail(v, opt, at("scores", h, r, b, fmt::format("{}: forced block must hold exactly {:.9g}, observed {:.9g}", where, want, got)));
+              fail(v, opt,
+                   at("scores", h, r, b,
+                      fmt::format("{}: forced block must hold exactly {:.9g}, observed {:.9g}", where, want, got)));
             continue;
           }
           const double err = std::fabs(got - want);
           if (err > (IXO_JUDGE_MUTANT(scores_tolerance_doubled) ? 2 * tau : tau)) {
             Failure f = at("scores", h, r, b,
-                           fmt::format("{}: expected {:.9g} +- {:.3g}, observed {:.9g} (error {:.3g})", where, want, tau, got, err));
+                           fmt::format("{}: expected {:.9g} +- {:.3g}, observed {:.9g} (error {:.3g})", where, want,
+                                       tau, got, err));
             f.margin = err - tau, f.tau = tau;
             fail(v, opt, std::move(f));
           }
@@ -256,18 +282,24 @@ Verdict judge(const Case& c, const Expected& e, const Observed& o, const JudgeOp
     for (std::int64_t h = 0; h < o.Hq; ++h)
       for (std::int64_t r = 0; r < o.R; ++r)
         for (std::int64_t b = 0; b < o.NB; ++b) {
-          const bool poisoned = bits_of(o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)]) == opt.poison_bits;
+          const bool poisoned =
+              bits_of(o.scores[static_cast<std::size_t>((h * o.R + r) * o.NB + b)]) == opt.poison_bits;
           const bool written = b < e.NB && score_cell_written(e, r, b, sem.scores);
-          if (!written && !poisoned && !IXO_JUDGE_MUTANT(poison_stray_unchecked) && stray++ == 0) first_stray = fmt::format("[head {}, row {}, block {}]", h, r, b);
-          if (written && poisoned && unwritten++ == 0) first_unwritten = fmt::format("[head {}, row {}, block {}]", h, r, b);
+          if (!written && !poisoned && !IXO_JUDGE_MUTANT(poison_stray_unchecked) && stray++ == 0)
+            first_stray = fmt::format("[head {}, row {}, block {}]", h, r, b);
+          if (written && poisoned && unwritten++ == 0)
+            first_unwritten = fmt::format("[head {}, row {}, block {}]", h, r, b);
         }
     if (stray)
-      fail(v, opt, at("poison", -1, -1, -1,
-                      fmt::format("poison: {} score cells outside the written region were overwritten, first at {}", stray, first_stray)));
+      fail(v, opt,
+           at("poison", -1, -1, -1,
+              fmt::format("poison: {} score cells outside the written region were overwritten, first at {}", stray,
+                          first_stray)));
     if (unwritten)
-      fail(v, opt, at("poison", -1, -1, -1,
-                      fmt::format("poison: {} score cells inside the written region still hold the poison, first at {}", unwritten,
-                                  first_unwritten)));
+      fail(v, opt,
+           at("poison", -1, -1, -1,
+              fmt::format("poison: {} score cells inside the written region still hold the poison, first at {}",
+                          unwritten, first_unwritten)));
   }
   return v;
 }
@@ -277,8 +309,10 @@ Verdict compare_bitwise(const Observed& a, const Observed& b, int max_reports) {
   JudgeOptions opt;
   opt.max_reports = max_reports;
   if (a.Hq != b.Hq || a.R != b.R || a.topk != b.topk || a.has_scores != b.has_scores || a.NB != b.NB) {
-    fail(v, opt, at("bitwise", -1, -1, -1,
-                    fmt::format("shapes differ: [{},{},{}] NB {} vs [{},{},{}] NB {}", a.Hq, a.R, a.topk, a.NB, b.Hq, b.R, b.topk, b.NB)));
+    fail(v, opt,
+         at("bitwise", -1, -1, -1,
+            fmt::format("shapes differ: [{},{},{}] NB {} vs [{},{},{}] NB {}", a.Hq, a.R, a.topk, a.NB, b.Hq, b.R,
+                        b.topk, b.NB)));
     return v;
   }
   for (std::int64_t h = 0; h < a.Hq; ++h)
@@ -296,10 +330,11 @@ Verdict compare_bitwise(const Observed& a, const Observed& b, int max_reports) {
     for (std::size_t i = 0; i < a.scores.size(); ++i)
       if (bits_of(a.scores[i]) != bits_of(b.scores[i])) {
         const std::int64_t hb = static_cast<std::int64_t>(i) / a.NB;
-        fail(v, opt, at("bitwise", hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB,
-                        fmt::format("score bits differ at [head {}, row {}, block {}]: {:#010x} ({:.9g}) vs {:#010x} ({:.9g})",
-                                    hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB, bits_of(a.scores[i]), a.scores[i],
-                                    bits_of(b.scores[i]), b.scores[i])));
+        fail(v, opt,
+             at("bitwise", hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB,
+                fmt::format("score bits differ at [head {}, row {}, block {}]: {:#010x} ({:.9g}) vs {:#010x} ({:.9g})",
+                            hb / a.R, hb % a.R, static_cast<std::int64_t>(i) % a.NB, bits_of(a.scores[i]), a.scores[i],
+                            bits_of(b.scores[i]), b.scores[i])));
       }
   return v;
 }

@@ -14,7 +14,8 @@ namespace ixo::verdict_detail {
 // Ranking value under the contract's NaN rule (unspecified: callers leave NaN blocks out).
 inline double rank_value(double s, NanRank nan = NanRank::lowest) {
   if (!std::isnan(s)) return s;
-  return (nan == NanRank::highest) != IXO_JUDGE_MUTANT(nan_rank_reversed) ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  return (nan == NanRank::highest) != IXO_JUDGE_MUTANT(nan_rank_reversed) ? std::numeric_limits<double>::infinity()
+                                                                          : -std::numeric_limits<double>::infinity();
 }
 
 inline void fail(Verdict& v, const JudgeOptions& opt, Failure f) {

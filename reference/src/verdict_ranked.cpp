@@ -45,7 +45,8 @@ double quantized_delta(const Expected& e, const RowView& row, const Semantics& s
 
 std::string selector_detail(const float* raw, const std::vector<std::int32_t>& cand) {
   const QuantizedRange q = quantized_range(raw, cand);
-  return fmt::format("lo {:.9g}, hi {:.9g}, step {:.3g}", q.lo, q.hi, q.hi > q.lo ? (q.hi - q.lo) / kQuantizedSteps : 0.0);
+  return fmt::format("lo {:.9g}, hi {:.9g}, step {:.3g}", q.lo, q.hi,
+                     q.hi > q.lo ? (q.hi - q.lo) / kQuantizedSteps : 0.0);
 }
 
 }  // namespace
@@ -74,7 +75,8 @@ void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& 
   bool ok = std::adjacent_find(sorted_ids.begin(), sorted_ids.end()) == sorted_ids.end() &&
             std::all_of(ids.begin(), ids.end(), [&](std::int32_t b) { return b >= 0 && b < nb; });
   std::string rule = "distinct ids in [0, nb)";
-  if (ok && sem.order == IdOrder::ascending) ok = std::is_sorted(ids.begin(), ids.end()), rule = "ascending distinct ids";
+  if (ok && sem.order == IdOrder::ascending)
+    ok = std::is_sorted(ids.begin(), ids.end()), rule = "ascending distinct ids";
   if (ok && tail_exact) {
     rule = fmt::format("{} ranked unforced ids, then the forced ids {}", ranked, tail);
     ok = std::equal(tail.begin(), tail.end(), ids.begin() + ranked) &&
@@ -83,15 +85,16 @@ void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& 
   double step = 0;
   const double delta = quantized_delta(e, row, sem, &step);
   if (!ok) {
-    Failure f = at("structure", row.h, row.r, -1,
-                   fmt::format("structure: {}: ids {} must be {} {}{}; expected (as a set) {}{}", row.where, ids, K, rule,
-                               tail_exact && !tail.empty()
-                                   ? fmt::format(" (slot {} holds the local block {})", K - 1, tail.back())
-                                   : std::string(),
-                               want,
-                               sem.selection == Selection::quantized16
-                                   ? fmt::format(" (no quantized slack applies to structure; delta {:.3g}, step {:.3g})", delta, step)
-                                   : std::string()));
+    Failure f =
+        at("structure", row.h, row.r, -1,
+           fmt::format(
+               "structure: {}: ids {} must be {} {}{}; expected (as a set) {}{}", row.where, ids, K, rule,
+               tail_exact && !tail.empty() ? fmt::format(" (slot {} holds the local block {})", K - 1, tail.back())
+                                           : std::string(),
+               want,
+               sem.selection == Selection::quantized16
+                   ? fmt::format(" (no quantized slack applies to structure; delta {:.3g}, step {:.3g})", delta, step)
+                   : std::string()));
     f.expected = want, f.observed = ids;
     fail(v, opt, std::move(f));
     return;
@@ -116,12 +119,13 @@ void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& 
     std::vector<std::int32_t> missing, extra;
     std::set_difference(want.begin(), want.end(), sorted_ids.begin(), sorted_ids.end(), std::back_inserter(missing));
     std::set_difference(sorted_ids.begin(), sorted_ids.end(), want.begin(), want.end(), std::back_inserter(extra));
-    Failure f = at(opt.exact_ids ? "exact ids" : "ids", row.h, row.r, -1,
-                   fmt::format("{}: {}: expected {} observed {}; missing {} extra {}; weakest selected block {} score "
-                               "{:.9g} (tau {:.3g}) vs strongest unselected block {} score {:.9g} (tau {:.3g}); margin "
-                               "{:.3g} beyond tau and the quantized slack delta {:.3g} (step (hi - lo) / 65534 = {:.3g})",
-                               opt.exact_ids ? "exact ids" : "ids", row.where, want, ids, missing, extra, lo_b,
-                               row.S[lo_b], row.T[lo_b], hi_b, row.S[hi_b], row.T[hi_b], hi - lo - delta, delta, step));
+    Failure f =
+        at(opt.exact_ids ? "exact ids" : "ids", row.h, row.r, -1,
+           fmt::format("{}: {}: expected {} observed {}; missing {} extra {}; weakest selected block {} score "
+                       "{:.9g} (tau {:.3g}) vs strongest unselected block {} score {:.9g} (tau {:.3g}); margin "
+                       "{:.3g} beyond tau and the quantized slack delta {:.3g} (step (hi - lo) / 65534 = {:.3g})",
+                       opt.exact_ids ? "exact ids" : "ids", row.where, want, ids, missing, extra, lo_b, row.S[lo_b],
+                       row.T[lo_b], hi_b, row.S[hi_b], row.T[hi_b], hi - lo - delta, delta, step));
     f.expected = want, f.observed = ids, f.missing = missing, f.extra = extra;
     f.margin = hi - lo - delta, f.tau = std::max(row.T[lo_b], row.T[hi_b]);
     fail(v, opt, std::move(f));
@@ -136,14 +140,15 @@ void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& 
     for (std::int64_t i = 0; i + 1 < ranked; ++i) {
       const std::int32_t a = ids[i], b = ids[i + 1];
       if (sem.nan_blocks == NanRank::unspecified && (std::isnan(row.S[a]) || std::isnan(row.S[b]))) continue;
-      if (rank_value(row.S[a], sem.nan_blocks) + exact_slack(a) + delta >= rank_value(row.S[b], sem.nan_blocks) - exact_slack(b))
+      if (rank_value(row.S[a], sem.nan_blocks) + exact_slack(a) + delta >=
+          rank_value(row.S[b], sem.nan_blocks) - exact_slack(b))
         continue;
       Failure f = at("order", row.h, row.r, -1,
                      fmt::format("order: {}: ranked ids {} must be in descending score order within tau and the "
                                  "quantized slack delta {:.3g} (step {:.3g}); id {} (score {:.9g}) at slot {} comes "
                                  "before id {} (score {:.9g})",
-                                 row.where, std::vector<std::int32_t>(ids.begin(), ids.begin() + ranked), delta, step, a,
-                                 row.S[a], i, b, row.S[b]));
+                                 row.where, std::vector<std::int32_t>(ids.begin(), ids.begin() + ranked), delta, step,
+                                 a, row.S[a], i, b, row.S[b]));
       f.observed = ids;
       fail(v, opt, std::move(f));
       return;
@@ -159,7 +164,8 @@ void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& 
     const float* raw = &o.scores[static_cast<std::size_t>((row.h * o.R + row.r) * o.NB)];
     const std::int64_t take = K - static_cast<std::int64_t>(tail.size());
     std::vector<std::int32_t> expect = quantized_select(raw, cand, static_cast<int>(take));
-    if (ranked_last) expect.insert(expect.end(), tail.begin(), tail.end());
+    if (ranked_last)
+      expect.insert(expect.end(), tail.begin(), tail.end());
     else {
       expect.insert(expect.end(), tail.begin(), tail.end());
       std::sort(expect.begin(), expect.end());
@@ -178,9 +184,9 @@ void judge_ranked_row(const Expected& e, const Observed& o, const JudgeOptions& 
                                  "bucket {}), observed id {}{}",
                                  row.where, selector_detail(raw, cand), expect, ids, i, expect[i], raw[expect[i]],
                                  quantized_bucket(raw[expect[i]], q), ids[i],
-                                 ids[i] >= 0 && ids[i] < o.NB
-                                     ? fmt::format(" (score {:.9g}, bucket {})", raw[ids[i]], quantized_bucket(raw[ids[i]], q))
-                                     : std::string()));
+                                 ids[i] >= 0 && ids[i] < o.NB ? fmt::format(" (score {:.9g}, bucket {})", raw[ids[i]],
+                                                                            quantized_bucket(raw[ids[i]], q))
+                                                              : std::string()));
       f.expected = expect, f.observed = ids;
       fail(v, opt, std::move(f));
       return;

@@ -51,13 +51,15 @@ std::string plan_place(const Case& c, const BackendTraits& traits, int forced_ch
   if (!native_plan_of(traits)) return "no native plan known (" + traits.family + " backend)";
   const common::IndexConfig k = index_config(c);
   const common::NativePlan p = common::native_plan(k, traits.packed, forced_chunks);
-  const common::CellPlace at = common::locate_cell(common::row_inputs(k, c.slot_ids.data(), c.seq_lens.data()), c.R, p, h, r, b);
+  const common::CellPlace at =
+      common::locate_cell(common::row_inputs(k, c.slot_ids.data(), c.seq_lens.data()), c.R, p, h, r, b);
   if (!at.scored) return "a cell no program writes (its poison must stay)";
-  const std::string rows =
-      at.tile_pack > 1 ? fmt::format("rows {}..{} packed", at.tile_first, at.tile_first + at.tile_pack - 1)
-                       : fmt::format("row {}", at.tile_first);
-  return fmt::format("CTA x {} of {} (program {}: {}, tile row {}), KV chunk {} of {} = blocks [{}, {}), K head {}", at.cta_x,
-                     p.grid_x(), at.program, rows, at.tile_row, at.chunk, p.chunks, at.chunk_b0, at.chunk_b1, at.kv_head);
+  const std::string rows = at.tile_pack > 1
+                               ? fmt::format("rows {}..{} packed", at.tile_first, at.tile_first + at.tile_pack - 1)
+                               : fmt::format("row {}", at.tile_first);
+  return fmt::format("CTA x {} of {} (program {}: {}, tile row {}), KV chunk {} of {} = blocks [{}, {}), K head {}",
+                     at.cta_x, p.grid_x(), at.program, rows, at.tile_row, at.chunk, p.chunks, at.chunk_b0, at.chunk_b1,
+                     at.kv_head);
 }
 
 std::string failure_place(const Case& c, const BackendTraits& traits, const Verdict& v, int forced_chunks) {
@@ -66,17 +68,19 @@ std::string failure_place(const Case& c, const BackendTraits& traits, const Verd
     const std::int64_t b = f.block >= 0 ? f.block : (f.missing.empty() ? -1 : f.missing.front());
     if (b < 0) continue;
     return fmt::format("{} cell [head {}, row {}, block {}]{}: {}", f.tier, f.head, f.row, b,
-                       f.block >= 0 ? "" : " (a block the oracle selects, missed)", plan_place(c, traits, forced_chunks, f.head, f.row, b));
+                       f.block >= 0 ? "" : " (a block the oracle selects, missed)",
+                       plan_place(c, traits, forced_chunks, f.head, f.row, b));
   }
   return "";
 }
 
 std::string diff_report(const Case& c, const std::string& name_a, const BackendTraits& traits_a, const Observed& a,
-                        const std::string& name_b, const BackendTraits& traits_b, const Observed& b, int forced_chunks) {
+                        const std::string& name_b, const BackendTraits& traits_b, const Observed& b,
+                        int forced_chunks) {
   const FirstDifference d = first_difference(a, b);
   if (d.shapes_differ)
-    return fmt::format("{} and {} differ in shape: [{},{},{}] NB {} vs [{},{},{}] NB {}", name_a, name_b, a.Hq, a.R, a.topk,
-                       a.NB, b.Hq, b.R, b.topk, b.NB);
+    return fmt::format("{} and {} differ in shape: [{},{},{}] NB {} vs [{},{},{}] NB {}", name_a, name_b, a.Hq, a.R,
+                       a.topk, a.NB, b.Hq, b.R, b.topk, b.NB);
   if (!d.any()) return fmt::format("{} and {} agree bit for bit (ids and every score cell)", name_a, name_b);
   std::string out;
   if (d.ids)
@@ -85,8 +89,9 @@ std::string diff_report(const Case& c, const std::string& name_a, const BackendT
   else
     out += "ids: identical\n";
   if (d.scores) {
-    out += fmt::format("first score difference: [head {}, row {}, block {}]: {} {:#010x} ({:.9g}) vs {} {:#010x} ({:.9g})\n",
-                       d.head, d.row, d.block, name_a, bits(d.score_a), d.score_a, name_b, bits(d.score_b), d.score_b);
+    out += fmt::format(
+        "first score difference: [head {}, row {}, block {}]: {} {:#010x} ({:.9g}) vs {} {:#010x} ({:.9g})\n", d.head,
+        d.row, d.block, name_a, bits(d.score_a), d.score_a, name_b, bits(d.score_b), d.score_b);
     out += fmt::format("  {}: {}\n", name_a, plan_place(c, traits_a, forced_chunks, d.head, d.row, d.block));
     out += fmt::format("  {}: {}\n", name_b, plan_place(c, traits_b, forced_chunks, d.head, d.row, d.block));
   } else {

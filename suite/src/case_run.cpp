@@ -56,8 +56,10 @@ std::string file_safe(const std::string& s, std::size_t max) {
   std::string out;
   for (char ch : s) {
     const bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.';
-    if (ok) out += ch;
-    else if (!out.empty() && out.back() != '_') out += '_';
+    if (ok)
+      out += ch;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
     if (out.size() >= max) break;
   }
   while (!out.empty() && (out.back() == '_' || out.back() == '.')) out.pop_back();
@@ -69,7 +71,8 @@ std::string unique_regression_dir(const std::string& root, const std::string& ba
                                   std::uint64_t seed) {
   const std::string base = fmt::format("{}-{}-seed{}", file_safe(backend, 48), file_safe(check, 32), seed);
   fs::path dir = fs::path(root) / base;
-  for (int n = 2; fs::exists(dir) && !IXO_JUDGE_MUTANT(regression_dir_reused); ++n) dir = fs::path(root) / fmt::format("{}-{}", base, n);
+  for (int n = 2; fs::exists(dir) && !IXO_JUDGE_MUTANT(regression_dir_reused); ++n)
+    dir = fs::path(root) / fmt::format("{}-{}", base, n);
   return dir.string();
 }
 
@@ -94,11 +97,12 @@ std::string replay_command(const std::string& dir, const std::string& backend) {
     const bool importable = !module.empty() && module != "__main__" && name.find('<') == std::string::npos &&
                             name.find('.') == std::string::npos;
     if (importable)
-      return fmt::format("python3 -c \"import indexer_oracle as io; from {} import {}; io.replay({}, {})\"", module, name,
-                         quote(dir), name);
-    return fmt::format("python3 -c \"import indexer_oracle as io; io.replay({}, KERNEL)\"  "
-                       "# KERNEL: your function {} (not importable from a module: define or import it first)",
-                       quote(dir), name);
+      return fmt::format("python3 -c \"import indexer_oracle as io; from {} import {}; io.replay({}, {})\"", module,
+                         name, quote(dir), name);
+    return fmt::format(
+        "python3 -c \"import indexer_oracle as io; io.replay({}, KERNEL)\"  "
+        "# KERNEL: your function {} (not importable from a module: define or import it first)",
+        quote(dir), name);
   }
   return fmt::format("ixo check {} --backend {}", quote(dir), quote(backend));
 }

@@ -70,7 +70,8 @@ void report(const SuiteRow& row) {
            << msg << "rerun this check (same seed, same cases): " << rerun;
   }
   if (row.status == "SKIP") GTEST_SKIP() << (row.reports.empty() ? "no case ran" : row.reports.front());
-  if (row.status == "OUTSIDE") GTEST_SKIP() << "every case of " << row.group << " lies outside the kernel's contract (not run)";
+  if (row.status == "OUTSIDE")
+    GTEST_SKIP() << "every case of " << row.group << " lies outside the kernel's contract (not run)";
   testing::Test::RecordProperty("cases", row.cases);
   if (row.skipped) std::cout << "[ note ] " << row.skipped << " unsupported case(s) skipped (not passed)\n";
 }
@@ -88,7 +89,8 @@ void with_twin(Subject& s, const std::function<void(Backend&, Backend&)>& check)
   with_backend(s, [&](Backend& b) {
     if (!s.twin) s.twin = make_bitwise_twin(b);
     std::string why;
-    if (!s.twin->available(&why)) GTEST_SKIP() << "bitwise twin " << s.twin->name() << " is not available here: " << why;
+    if (!s.twin->available(&why))
+      GTEST_SKIP() << "bitwise twin " << s.twin->name() << " is not available here: " << why;
     check(b, *s.twin);
   });
 }
@@ -119,9 +121,8 @@ void register_conformance(const std::string& name, BackendFactory factory, const
 
   for (const SuiteProperty& p : suite_properties()) {
     if (p.in_tree_only && !in_tree) continue;
-    add(suite, "property_" + gtest_safe(p.name), [s, &p] {
-      with_backend(*s, [&](Backend& b) { report(check_property(b, p, s->check_options("property"))); });
-    });
+    add(suite, "property_" + gtest_safe(p.name),
+        [s, &p] { with_backend(*s, [&](Backend& b) { report(check_property(b, p, s->check_options("property"))); }); });
   }
   for (const FixtureFile& f : list_fixtures())
     add(suite, "fixture_" + gtest_safe(f.name), [s, f] {
@@ -163,7 +164,8 @@ void register_conformance(const std::string& name, BackendFactory factory, const
   }
 }
 
-void register_conformance(const std::string& name, BackendFactory factory, const Contract& contract, ConformanceOptions opt) {
+void register_conformance(const std::string& name, BackendFactory factory, const Contract& contract,
+                          ConformanceOptions opt) {
   opt.contract = contract;
   register_conformance(name, std::move(factory), opt);
 }
@@ -171,7 +173,8 @@ void register_conformance(const std::string& name, BackendFactory factory, const
 void register_conformance_for_registry(const ConformanceOptions& opt) {
   for (const std::string& name : backend_names())
     if (opt.family.empty() || backend_traits(name).family == opt.family)
-      register_conformance(name, [name] { return make_backend(name); }, opt);
+      register_conformance(
+          name, [name] { return make_backend(name); }, opt);
 }
 
 }  // namespace ixo

@@ -22,7 +22,8 @@ struct Facts {
   bool fp8_kscale = false, alias_neg = false, alias_minus_s = false;
   bool inactive_past = false, inactive_neg = false, padding = false, r_not_multiple = false;
   bool pack_gqa8 = false, pack_gqa16 = false, r11 = false, r41 = false, r82 = false, r44 = false;
-  bool topk1 = false, topk1024 = false, nb16k = false, ties1000 = false, ties16k = false, ladder = false, ladder16k = false;
+  bool topk1 = false, topk1024 = false, nb16k = false, ties1000 = false, ties16k = false, ladder = false,
+       ladder16k = false;
   bool cp_shard_empty = false, cp_all_empty = false, cp_one_shard = false;
 };
 
@@ -40,7 +41,7 @@ struct Entry {
   const char* what;
   Scope scope;
   GenSpec witness;
-  bool Facts::* flag;
+  bool Facts::*flag;
 };
 
 std::vector<Entry> entries() {
@@ -67,13 +68,15 @@ std::vector<Entry> entries() {
       {"nb_eq_topk", "nb == topk", Scope::any, lens, &Facts::nb_eq_topk},
       {"nb_eq_topk_plus1", "nb == topk + 1", Scope::any, lens, &Facts::nb_eq_topk1},
       {"init_gt_nb", "init_blocks > nb", Scope::any, GenSpec(lens).blocks(16, 2, 8, 1), &Facts::init_gt_nb},
-      {"init_gt_nb_gt_topk", "init_blocks > nb > topk", Scope::any, GenSpec(lens).blocks(16, 2, 8, 1), &Facts::init_gt_nb_gt_topk},
-      {"init_local_gt_topk", "init + local > topk (nb > topk)", Scope::any, GenSpec(lens).blocks(16, 3, 2, 2), &Facts::forced_gt_topk},
+      {"init_gt_nb_gt_topk", "init_blocks > nb > topk", Scope::any, GenSpec(lens).blocks(16, 2, 8, 1),
+       &Facts::init_gt_nb_gt_topk},
+      {"init_local_gt_topk", "init + local > topk (nb > topk)", Scope::any, GenSpec(lens).blocks(16, 3, 2, 2),
+       &Facts::forced_gt_topk},
       {"local0_packed_mixed_nb", "local_blocks 0, one packed group of rows with different nb", Scope::any,
        GenSpec(lens).blocks(16, 3, 1, 0), &Facts::local0_mixed},
       {"lse_logit_beyond_126", "lse, |log2 logit| > 126 (past the fp32 exp2 range)", Scope::any, big, &Facts::lse_big},
-      {"lse_all_logits_equal", "lse, every logit of a row equal", Scope::any, base().score(ScoreType::lse).with(V::plateau),
-       &Facts::lse_equal},
+      {"lse_all_logits_equal", "lse, every logit of a row equal", Scope::any,
+       base().score(ScoreType::lse).with(V::plateau), &Facts::lse_equal},
   };
   const char* kinds[3] = {"subnormal", "zero", "nan_inf"};
   const KDtype fmts[3] = {KDtype::e4m3fn, KDtype::e4m3fnuz, KDtype::e5m2};
@@ -92,8 +95,8 @@ std::vector<Entry> entries() {
   // fp8[i][j] is no member pointer: these entries have none and hits() walks them in order.
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
-      v.push_back({names[static_cast<std::size_t>(3 * i + j)].c_str(), whats[static_cast<std::size_t>(3 * i + j)].c_str(), Scope::any,
-                   with_specials(fmts[i]), nullptr});
+      v.push_back({names[static_cast<std::size_t>(3 * i + j)].c_str(),
+                   whats[static_cast<std::size_t>(3 * i + j)].c_str(), Scope::any, with_specials(fmts[i]), nullptr});
   const std::vector<Entry> rest = {
       {"fp8_k_scale_not_1", "fp8 K with k_scale != 1", Scope::any, base().k(KDtype::e5m2, 1.5), &Facts::fp8_kscale},
       {"negative_alias", "a token slot stored as a negative alias", Scope::any, alias, &Facts::alias_neg},
@@ -101,7 +104,8 @@ std::vector<Entry> entries() {
       {"inactive_slot_past_table", "inactive row: slot id past the table", Scope::any, past, &Facts::inactive_past},
       {"inactive_slot_negative", "inactive row: negative slot id", Scope::any, past, &Facts::inactive_neg},
       {"padding_rows", "graph padding rows (table row 0)", Scope::any, pad, &Facts::padding},
-      {"R_not_multiple_of_pack", "R not a multiple of packed_queries", Scope::any, base().pack(4), &Facts::r_not_multiple},
+      {"R_not_multiple_of_pack", "R not a multiple of packed_queries", Scope::any, base().pack(4),
+       &Facts::r_not_multiple},
       {"pack_gqa_gt_8", "packed_queries * Hq/Hk > 8", Scope::any, base().heads(4, 1, 64), &Facts::pack_gqa8},
       {"pack_gqa_gt_16", "packed_queries * Hq/Hk > 16", Scope::any, base().heads(8, 1, 64), &Facts::pack_gqa16},
       {"hq_hk_1_1", "Hq:Hk 1:1", Scope::any, base().heads(1, 1, 64), &Facts::r11},
@@ -115,16 +119,19 @@ std::vector<Entry> entries() {
        GenSpec(ladder).with(V::plateau), &Facts::ties1000},
       {"ties_ge_16384_blocks", "exact score ties across >= 16384 blocks of a row", Scope::any,
        GenSpec(ladder16).with(V::plateau), &Facts::ties16k},
-      {"ladder", "near-tie ladder: >= 16 blocks of a row with 2..8 distinct scores", Scope::any, ladder, &Facts::ladder},
+      {"ladder", "near-tie ladder: >= 16 blocks of a row with 2..8 distinct scores", Scope::any, ladder,
+       &Facts::ladder},
       {"ladder_ge_16384_blocks", "ladder over >= 16384 blocks", Scope::any, ladder16, &Facts::ladder16k},
       {"cp_shard_empty", "CP: a shard holds no block of a row (0 < nb < WORLD)", Scope::cp,
        base().heads(4, 1, 64).lengths({1, 17}).rows(2, 2), &Facts::cp_shard_empty},
-      {"cp_all_shards_empty", "CP: every shard empty (an active table row, length 0)", Scope::cp, [] {
+      {"cp_all_shards_empty", "CP: every shard empty (an active table row, length 0)", Scope::cp,
+       [] {
          GenSpec s = base().heads(4, 1, 64).pack(1);
          s.trailing_inactive_rows = 3;
          s.inactive_rows_in_requests = 3;
          return s;
-       }(), &Facts::cp_all_empty},
+       }(),
+       &Facts::cp_all_empty},
       {"cp_one_shard_all_topk", "CP: one shard holds every top-k block of a row", Scope::cp,
        base().heads(2, 1, 64).blocks(16, 2, 0, 0), &Facts::cp_one_shard},
   };
@@ -198,7 +205,8 @@ Facts facts(const Case& c, const Expected& e) {
     f.nb_eq_topk1 |= nb == g.topk + 1;
     f.init_gt_nb |= g.init_blocks > nb;
     f.init_gt_nb_gt_topk |= g.init_blocks > nb && nb > g.topk;
-    f.forced_gt_topk |= nb > g.topk && std::min<std::int64_t>(g.init_blocks, nb) + std::min<std::int64_t>(g.local_blocks, nb) > g.topk;
+    f.forced_gt_topk |=
+        nb > g.topk && std::min<std::int64_t>(g.init_blocks, nb) + std::min<std::int64_t>(g.local_blocks, nb) > g.topk;
     f.nb16k |= nb >= 16384;
     f.cp_shard_empty |= world > 1 && nb < world;
     bool all_same = nb >= 2;
@@ -212,7 +220,8 @@ Facts facts(const Case& c, const Expected& e) {
         const std::int32_t v0 = c.req_to_token[static_cast<std::size_t>(row * c.width)];
         const std::int64_t s0 = v0 < 0 ? v0 + c.S : v0;
         all_same = std::memcmp(&c.k_cache[static_cast<std::size_t>(s0 * c.Hk) * row_bytes],
-                               &c.k_cache[static_cast<std::size_t>(slot * c.Hk) * row_bytes], row_bytes * static_cast<std::size_t>(c.Hk)) == 0;
+                               &c.k_cache[static_cast<std::size_t>(slot * c.Hk) * row_bytes],
+                               row_bytes * static_cast<std::size_t>(c.Hk)) == 0;
       }
     }
     f.lse_equal |= g.score_type == ScoreType::lse && all_same;
@@ -326,7 +335,8 @@ std::vector<Tally::Row> Tally::rows() const {
   for (std::size_t i = 0; i < conditions().size(); ++i) {
     bool reachable = false;
     for (const auto& r : reach_) reachable |= r[i];
-    out.push_back({conditions()[i].name, conditions()[i].what, hit_[i], cases_[i], reachable, !reachable && outside_[i]});
+    out.push_back(
+        {conditions()[i].name, conditions()[i].what, hit_[i], cases_[i], reachable, !reachable && outside_[i]});
   }
   return out;
 }
@@ -335,8 +345,9 @@ std::string Tally::table() const {
   std::string t = fmt::format("{:<26} {:>8} {:>7}  {}\n", "condition", "cases", "share", "what");
   for (const Row& r : rows())
     if (r.reachable)
-      t += fmt::format("{:<26} {:>8} {:>6.1f}%  {}{}\n", r.name, r.hit, r.cases ? 100.0 * static_cast<double>(r.hit) / static_cast<double>(r.cases) : 0.0,
-                       r.what, r.hit == 0 ? "  <- NEVER HIT" : "");
+      t += fmt::format("{:<26} {:>8} {:>6.1f}%  {}{}\n", r.name, r.hit,
+                       r.cases ? 100.0 * static_cast<double>(r.hit) / static_cast<double>(r.cases) : 0.0, r.what,
+                       r.hit == 0 ? "  <- NEVER HIT" : "");
   std::string outside;
   for (const Row& r : rows())
     if (r.outside_contract) outside += (outside.empty() ? "" : ", ") + r.name;
@@ -356,7 +367,8 @@ std::vector<std::string> Tally::never_hit() const { return below(0.0); }
 std::vector<std::string> Tally::below(double share) const {
   std::vector<std::string> out;
   for (const Row& r : rows())
-    if (r.reachable && (r.hit == 0 || static_cast<double>(r.hit) < share * static_cast<double>(r.cases))) out.push_back(r.name);
+    if (r.reachable && (r.hit == 0 || static_cast<double>(r.hit) < share * static_cast<double>(r.cases)))
+      out.push_back(r.name);
   return out;
 }
 

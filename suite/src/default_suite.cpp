@@ -57,10 +57,10 @@ void self_test_rows(const std::string& group, const std::vector<JudgedCase>& cas
 }  // namespace
 
 const std::vector<std::string>& suite_groups() {
-  static const std::vector<std::string> g = {"tiny",    "verify",         "boundary",      "km-slots", "fp8-e4m3fn",
-                                             "fp8-e4m3fnuz", "e5m2-lse",  "gqa",           "padding",  "local0",
-                                             "exact",   "near-tie",       "topk-above-nb", "forced-overlap",
-                                             "graph-padded", "msa-sweep", "msa-q16"};
+  static const std::vector<std::string> g = {
+      "tiny",         "verify",    "boundary", "km-slots", "fp8-e4m3fn", "fp8-e4m3fnuz",  "e5m2-lse",
+      "gqa",          "padding",   "local0",   "exact",    "near-tie",   "topk-above-nb", "forced-overlap",
+      "graph-padded", "msa-sweep", "msa-q16"};
   return g;
 }
 
@@ -80,8 +80,10 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
   std::vector<Backend*> backends;
   for (Backend* b : all) {
     std::string why;
-    if (b->available(&why)) backends.push_back(b);
-    else result.unavailable.push_back(b->name() + ": " + why);
+    if (b->available(&why))
+      backends.push_back(b);
+    else
+      result.unavailable.push_back(b->name() + ": " + why);
   }
   stop::StopScope scope(std::numeric_limits<double>::infinity(), opt.poll);
   // Each backend is judged inside its contract (the caller's, else its own from the registry).
@@ -104,7 +106,8 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
     if (stop::stopping() || !opt.groups) break;
     const std::vector<JudgedCase> cases = group_cases(group);
     if (opt.self_tests) self_test_rows(group, cases, tmp, rows);
-    for (Backend* b : backends) rows.push_back(check_cases(*b, group, cases, check_opt[b]));  // the matrix writes no files
+    for (Backend* b : backends)
+      rows.push_back(check_cases(*b, group, cases, check_opt[b]));  // the matrix writes no files
     for (auto& [b, twin] : twins) rows.push_back(check_twin_cases(*b, *twin, group, cases));
   }
 
@@ -125,7 +128,8 @@ SuiteResult run_suite(const std::vector<Backend*>& all, const SuiteOptions& opt)
       }
     }
     for (auto& [b, twin] : twins)
-      if (!stop::stopping() && opt.only_properties.empty()) rows.push_back(check_twin_property(*b, *twin, check_opt[b]));
+      if (!stop::stopping() && opt.only_properties.empty())
+        rows.push_back(check_twin_property(*b, *twin, check_opt[b]));
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);
@@ -157,22 +161,25 @@ std::string SuiteResult::table(bool failures_only) const {
   for (const auto& u : unavailable) s += fmt::format("unavailable here, skipped: {}\n", u);
   std::size_t group_width = 18;  // the longest group name (fixtures, property rows) keeps the columns aligned
   for (const auto& r : rows) group_width = std::max(group_width, r.group.size());
-  s += fmt::format("{:<28} {:<{}} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8}  {}\n", "backend", "case group", group_width, "cases",
-                   "skip", "head-rows", "tie-swaps", "failures", "seconds", "verdict");
+  s += fmt::format("{:<28} {:<{}} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8}  {}\n", "backend", "case group", group_width,
+                   "cases", "skip", "head-rows", "tie-swaps", "failures", "seconds", "verdict");
   int n_pass = 0, n_fail = 0, n_skip = 0;
   for (const auto& r : rows) {
     (r.status == "PASS" ? n_pass : r.status == "FAIL" ? n_fail : n_skip)++;
     if (failures_only && r.status != "FAIL") continue;
-    s += fmt::format("{:<28} {:<{}} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8.2f}  {}\n", r.backend, r.group, group_width, r.cases,
-                     r.skipped, r.checked, r.tie_swaps, r.failures, r.seconds, r.status);
+    s += fmt::format("{:<28} {:<{}} {:>5} {:>5} {:>9} {:>9} {:>8} {:>8.2f}  {}\n", r.backend, r.group, group_width,
+                     r.cases, r.skipped, r.checked, r.tie_swaps, r.failures, r.seconds, r.status);
     if (r.status != "PASS")
       for (const auto& m : r.reports) s += "    " + m + "\n";
   }
   for (const auto& c : contracts) s += "judged under " + c + "\n";
-  s += fmt::format("\n{} PASS, {} FAIL, {} SKIP (skipped rows and cases are not passes) -> {}\n", n_pass, n_fail, n_skip, outcome());
+  s += fmt::format("\n{} PASS, {} FAIL, {} SKIP (skipped rows and cases are not passes) -> {}\n", n_pass, n_fail,
+                   n_skip, outcome());
   if (!nothing_judged.empty())
-    s += fmt::format("NOTHING JUDGED: {} judged no case (every case skipped or outside the contract); a run that judged "
-                     "nothing is not a pass\n", fmt::join(nothing_judged, ", "));
+    s += fmt::format(
+        "NOTHING JUDGED: {} judged no case (every case skipped or outside the contract); a run that judged "
+        "nothing is not a pass\n",
+        fmt::join(nothing_judged, ", "));
   if (interrupted) s += "INTERRUPTED: Ctrl-C stopped the run; the rows above are what ran\n";
   return s;
 }
@@ -188,9 +195,17 @@ nlohmann::json SuiteResult::json() const {
   j["unavailable"] = unavailable;
   j["rows"] = nlohmann::json::array();
   for (const auto& r : rows)
-    j["rows"].push_back({{"backend", r.backend}, {"group", r.group}, {"status", r.status}, {"cases", r.cases},
-                         {"skipped", r.skipped}, {"outside", r.outside}, {"rows_checked", r.checked}, {"tie_swaps", r.tie_swaps},
-                         {"failures", r.failures}, {"seconds", r.seconds}, {"reports", r.reports}});
+    j["rows"].push_back({{"backend", r.backend},
+                         {"group", r.group},
+                         {"status", r.status},
+                         {"cases", r.cases},
+                         {"skipped", r.skipped},
+                         {"outside", r.outside},
+                         {"rows_checked", r.checked},
+                         {"tie_swaps", r.tie_swaps},
+                         {"failures", r.failures},
+                         {"seconds", r.seconds},
+                         {"reports", r.reports}});
   return j;
 }
 

@@ -38,8 +38,8 @@ struct Judging {
 
 // The verdict of b on c (tiers 1-2 under the contract, poison for our kernels, tier 3 for
 // exact values), then bitwise against the twin. skipped: the kernel declined the case.
-Verdict judge_case(Judging& j, const Case& c, const Expected& e, bool exact, const RunOptions& run, bool* skipped = nullptr,
-                   std::string* skip_reason = nullptr) {
+Verdict judge_case(Judging& j, const Case& c, const Expected& e, bool exact, const RunOptions& run,
+                   bool* skipped = nullptr, std::string* skip_reason = nullptr) {
   JudgeOptions opt = j.opt;
   opt.check_poison = true;
   opt.exact_ids = exact;
@@ -86,13 +86,15 @@ void fuzz_body(Judging& j, const gen::Knobs& knobs, const RunOptions& run, cover
 }
 
 std::string shape_line(const Case& c) {
-  return fmt::format("R={} rows, Hq:Hk={}:{}, D={}, block_size={}, topk={}, init={}, local={}, k_dtype={}{}, score={}, "
-                     "packed_queries={}, seq_lens [{}..{}]",
-                     c.R, c.Hq, c.Hk, c.D, c.cfg.block_size, c.cfg.topk, c.cfg.init_blocks, c.cfg.local_blocks,
-                     to_string(c.cfg.k_dtype), c.cfg.q_dtype == KDtype::bf16 ? "" : ", q_dtype=" + std::string(to_string(c.cfg.q_dtype)),
-                     to_string(c.cfg.score_type), c.cfg.packed_queries,
-                     c.R ? *std::min_element(c.seq_lens.begin(), c.seq_lens.end()) : 0,
-                     c.R ? *std::max_element(c.seq_lens.begin(), c.seq_lens.end()) : 0);
+  return fmt::format(
+      "R={} rows, Hq:Hk={}:{}, D={}, block_size={}, topk={}, init={}, local={}, k_dtype={}{}, score={}, "
+      "packed_queries={}, seq_lens [{}..{}]",
+      c.R, c.Hq, c.Hk, c.D, c.cfg.block_size, c.cfg.topk, c.cfg.init_blocks, c.cfg.local_blocks,
+      to_string(c.cfg.k_dtype),
+      c.cfg.q_dtype == KDtype::bf16 ? "" : ", q_dtype=" + std::string(to_string(c.cfg.q_dtype)),
+      to_string(c.cfg.score_type), c.cfg.packed_queries,
+      c.R ? *std::min_element(c.seq_lens.begin(), c.seq_lens.end()) : 0,
+      c.R ? *std::max_element(c.seq_lens.begin(), c.seq_lens.end()) : 0);
 }
 
 // The shrunk case reduced to the rows that fail: the first failing row alone, else a chain of
@@ -197,25 +199,29 @@ std::string FuzzResult::summary() const {
     why = skipped ? fmt::format(": the kernel declined all {} cases drawn (skips are not passes)", skipped)
                   : std::string(": no case was judged (skips are not passes)");
   if (o == "INTERRUPTED") why = ": interrupted (Ctrl-C) before the run finished";
-  return fmt::format("fuzz {}{}: {} cases judged ({} passed, {} failures), {} declined, {} runs in {:.1f} s{}{}", o, why, judged,
-                     cases, failures.size(), skipped, runs, seconds, out_of_time ? ", budget used" : "",
+  return fmt::format("fuzz {}{}: {} cases judged ({} passed, {} failures), {} declined, {} runs in {:.1f} s{}{}", o,
+                     why, judged, cases, failures.size(), skipped, runs, seconds, out_of_time ? ", budget used" : "",
                      gave_up ? fmt::format(", {} runs gave up (the kernel declined almost every case)", gave_up) : "");
 }
 
-FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, const std::function<void(const std::string&)>& log) {
+FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o,
+                    const std::function<void(const std::string&)>& log) {
   validate_options(o);
   std::vector<Backend*> backends;
   for (Backend* b : all) {
     std::string why;
-    if (b->available(&why)) backends.push_back(b);
-    else if (log) log(fmt::format("unavailable here, skipped: {}: {}", b->name(), why));
+    if (b->available(&why))
+      backends.push_back(b);
+    else if (log)
+      log(fmt::format("unavailable here, skipped: {}: {}", b->name(), why));
   }
   if (backends.empty()) throw InputError("backend", "no selected backend can run here");
   props::set_presets(o.presets);
   stop::StopScope scope(o.seconds, o.poll);
   RunOptions run;
   run.mutant = o.mutant;
-  const Values families[] = {Values::gaussian, Values::gaussian, Values::exact, Values::near_tie, Values::ladder, Values::plateau};
+  const Values families[] = {Values::gaussian, Values::gaussian, Values::exact,
+                             Values::near_tie, Values::ladder,   Values::plateau};
   std::vector<std::unique_ptr<Backend>> twins;  // each backend's bitwise twin (traits), or null
   std::vector<Judging> judging(backends.size());
   FuzzResult res;
@@ -252,7 +258,8 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
       knobs.contract = j.contract;
       knobs.shapes = j.shapes;
       props::set_contract(j.contract);
-      const PropertyResult r = run_property("fuzz/" + j.b->name(), o.cases_per_seed, seed, [&] { fuzz_body(j, knobs, run, tally, i); });
+      const PropertyResult r =
+          run_property("fuzz/" + j.b->name(), o.cases_per_seed, seed, [&] { fuzz_body(j, knobs, run, tally, i); });
       props::set_contract(nullptr);
       ++res.runs;
       if (r.status == PropertyResult::Status::gave_up) ++res.gave_up;
@@ -272,7 +279,8 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
         Regression reg;
         reg.dir = unique_regression_dir(o.out_dir, j.b->name(), "fuzz", seed);
         reg.backend = j.b->name();
-        reg.what = fmt::format("fuzz seed {} ({}){}", seed, j.opt.contract, o.mutant ? fmt::format(" with mutant {}", o.mutant) : "");
+        reg.what = fmt::format("fuzz seed {} ({}){}", seed, j.opt.contract,
+                               o.mutant ? fmt::format(" with mutant {}", o.mutant) : "");
         reg.contract_json = j.contract->name == "spec" ? "" : contract_to_json(*j.contract);
         std::string first;
         for (const auto& f : v.details)
@@ -286,9 +294,10 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
           std::ofstream(std::filesystem::path(reg.dir) / "spec.json") << spec_to_json(r.counterexample->spec);
         where = reg.dir;
         res.failures.push_back(where);
-        msg = fmt::format("FAIL {} (fuzz seed {}, {}): shrunk to {}{} after {} passing cases and {} shrinks\nreplay: {}\n{}",
-                          j.b->name(), seed, j.opt.contract, shape_line(c), first, r.cases, r.shrinks,
-                          replay_command(where, j.b->name()), reg.report);
+        msg = fmt::format(
+            "FAIL {} (fuzz seed {}, {}): shrunk to {}{} after {} passing cases and {} shrinks\nreplay: {}\n{}",
+            j.b->name(), seed, j.opt.contract, shape_line(c), first, r.cases, r.shrinks,
+            replay_command(where, j.b->name()), reg.report);
       } else {
         msg = fmt::format("FAIL {} (fuzz seed {}, {}): {}", j.b->name(), seed, j.opt.contract, r.description);
       }
@@ -297,11 +306,14 @@ FuzzResult run_fuzz(const std::vector<Backend*>& all, const FuzzOptions& o, cons
     }
   }
   props::set_presets({});
-  for (const Judging& j : judging) res.judged += j.judged, res.cases += j.judged - j.failed, res.skipped += j.skipped, res.outside += j.outside;
+  for (const Judging& j : judging)
+    res.judged += j.judged, res.cases += j.judged - j.failed, res.skipped += j.skipped, res.outside += j.outside;
   res.interrupted = stop::interrupted();
   res.out_of_time = stop::out_of_time();
   res.seconds = stop::elapsed_seconds();
-  if (log) log(res.summary() + fmt::format(" over {} backend(s), shard {}/{}, first seed {}", backends.size(), o.shard, o.shards, o.seed));
+  if (log)
+    log(res.summary() +
+        fmt::format(" over {} backend(s), shard {}/{}, first seed {}", backends.size(), o.shard, o.shards, o.seed));
   return res;
 }
 

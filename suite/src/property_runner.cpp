@@ -108,7 +108,8 @@ PropertyResult run_property(const std::string& id, int cases, std::uint64_t seed
     out.counterexample = failing;
   } else {
     out.status = PropertyResult::Status::gave_up;
-    if (result.template is<rc::detail::GaveUpResult>()) out.cases = result.template get<rc::detail::GaveUpResult>().numSuccess;
+    if (result.template is<rc::detail::GaveUpResult>())
+      out.cases = result.template get<rc::detail::GaveUpResult>().numSuccess;
   }
   return out;
 }

@@ -27,7 +27,8 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // A failing case of the matrix or a fixture as a regression directory, named in the row.
-void write_failing_case(SuiteRow& row, const Backend& b, const JudgedCase& jc, const Verdict& v, const CheckOptions& opt) {
+void write_failing_case(SuiteRow& row, const Backend& b, const JudgedCase& jc, const Verdict& v,
+                        const CheckOptions& opt) {
   if (opt.failure_dir.empty()) {
     row.reports.push_back("  in " + jc.label);
     return;
@@ -38,9 +39,12 @@ void write_failing_case(SuiteRow& row, const Backend& b, const JudgedCase& jc, c
   reg.what = jc.label;
   reg.report = v.summary();
   if (opt.contract && opt.contract->name != "spec") reg.contract_json = contract_to_json(*opt.contract);
-  if (jc.spec) write_regression(reg, *jc.spec, jc.seed);
-  else write_case_regression(reg, jc.c, jc.exact);
-  row.reports.push_back(fmt::format("  in {}: case written to {}; replay: {}", jc.label, reg.dir, replay_command(reg.dir, reg.backend)));
+  if (jc.spec)
+    write_regression(reg, *jc.spec, jc.seed);
+  else
+    write_case_regression(reg, jc.c, jc.exact);
+  row.reports.push_back(
+      fmt::format("  in {}: case written to {}; replay: {}", jc.label, reg.dir, replay_command(reg.dir, reg.backend)));
 }
 
 }  // namespace
@@ -55,9 +59,12 @@ void SuiteRow::absorb(const Verdict& v) {
 
 void SuiteRow::finish(double secs) {
   seconds = secs;
-  if (failures) status = "FAIL";
-  else if (cases == 0 && skipped == 0 && outside > 0) status = "OUTSIDE";
-  else if (cases == 0 && !IXO_JUDGE_MUTANT(suite_skip_counted_pass)) status = "SKIP";
+  if (failures)
+    status = "FAIL";
+  else if (cases == 0 && skipped == 0 && outside > 0)
+    status = "OUTSIDE";
+  else if (cases == 0 && !IXO_JUDGE_MUTANT(suite_skip_counted_pass))
+    status = "SKIP";
 }
 
 std::vector<JudgedCase> group_cases(const std::string& group, bool with_oracle) {
@@ -67,8 +74,8 @@ std::vector<JudgedCase> group_cases(const std::string& group, bool with_oracle) 
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::uint64_t seed = suite_seeds()[i];
     Expected e = with_oracle ? oracle(cases[i]) : Expected{};
-    out.push_back({std::move(cases[i]), std::move(e), spec.values == Values::exact, fmt::format("group {} seed {}", group, seed),
-                   spec, seed});
+    out.push_back({std::move(cases[i]), std::move(e), spec.values == Values::exact,
+                   fmt::format("group {} seed {}", group, seed), spec, seed});
   }
   return out;
 }
@@ -91,7 +98,8 @@ const std::vector<SuiteProperty>& suite_properties() {
   return p;
 }
 
-SuiteRow check_cases(Backend& b, const std::string& group, const std::vector<JudgedCase>& cases, const CheckOptions& opt) {
+SuiteRow check_cases(Backend& b, const std::string& group, const std::vector<JudgedCase>& cases,
+                     const CheckOptions& opt) {
   SuiteRow row{b.name(), group};
   const auto t0 = Clock::now();
   for (const JudgedCase& generated : cases) {
@@ -106,7 +114,8 @@ SuiteRow check_cases(Backend& b, const std::string& group, const std::vector<Jud
     }
     std::optional<JudgedCase> resolved;  // the saved case is then the resolved one, not the spec's
     if (resolved_case)
-      resolved = JudgedCase{std::move(*resolved_case), generated.e, generated.exact, generated.label, std::nullopt, generated.seed};
+      resolved = JudgedCase{std::move(*resolved_case), generated.e,  generated.exact,
+                            generated.label,           std::nullopt, generated.seed};
     const JudgedCase& jc = resolved ? *resolved : generated;
     if (!b.supports(jc.c, &why)) {
       ++row.skipped;
@@ -165,7 +174,8 @@ SuiteRow check_twin_cases(Backend& b, Backend& twin, const std::string& group, c
 
 namespace {
 
-SuiteRow property_row(const Backend& b, const std::string& name, const CheckOptions& opt, const std::function<void()>& body) {
+SuiteRow property_row(const Backend& b, const std::string& name, const CheckOptions& opt,
+                      const std::function<void()>& body) {
   SuiteRow row{b.name(), "prop:" + name};
   const auto t0 = Clock::now();
   props::set_contract(opt.contract);

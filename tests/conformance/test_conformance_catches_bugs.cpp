@@ -27,7 +27,8 @@ enum class Bug { last_row, slot_parity, chunks, own_poison, twin_lsb, nan_first 
 // cpu-rows with one planted bug.
 class Planted final : public ixo::Backend {
  public:
-  Planted(std::string name, Bug bug, ixo::BackendTraits traits) : name_(std::move(name)), bug_(bug), inner_(ixo::make_backend("cpu-rows")) {
+  Planted(std::string name, Bug bug, ixo::BackendTraits traits)
+      : name_(std::move(name)), bug_(bug), inner_(ixo::make_backend("cpu-rows")) {
     set_traits(std::move(traits));
   }
   std::string name() const override { return name_; }
@@ -35,7 +36,9 @@ class Planted final : public ixo::Backend {
   bool supports(const ixo::Case& c, std::string* why) const override { return inner_->supports(c, why); }
   ixo::Observed run(const ixo::Case& c, const ixo::RunOptions& opt) override {
     ixo::Observed o = inner_->run(c, opt);
-    auto break_first_id = [&](std::int64_t row) { o.topk_idx[static_cast<std::size_t>(row * o.topk)] = static_cast<std::int32_t>(o.NB + 7); };
+    auto break_first_id = [&](std::int64_t row) {
+      o.topk_idx[static_cast<std::size_t>(row * o.topk)] = static_cast<std::int32_t>(o.NB + 7);
+    };
     switch (bug_) {
       case Bug::last_row:  // rows beyond the second: the last row's first id is out of range
         if (c.R >= 3) break_first_id(c.R - 1);
@@ -46,7 +49,8 @@ class Planted final : public ixo::Backend {
       case Bug::chunks:  // a forced chunk plan goes wrong
         if (opt.force_num_chunks > 0) break_first_id(0);
         break;
-      case Bug::nan_first:  // ranks NaN blocks first (like torch.topk): wrong under the spec, fine where NaN is unspecified
+      case Bug::
+          nan_first:  // ranks NaN blocks first (like torch.topk): wrong under the spec, fine where NaN is unspecified
         for (std::int64_t h = 0; h < o.Hq; ++h)
           for (std::int64_t r = 0; r < o.R; ++r) {
             std::int32_t* ids = &o.topk_idx[static_cast<std::size_t>((h * o.R + r) * o.topk)];
@@ -56,7 +60,8 @@ class Planted final : public ixo::Backend {
               if (!std::isnan(sc[b]) || std::find(ids, ids + o.topk, b) != ids + o.topk) continue;
               std::int64_t weakest = -1;  // the lowest-scored selected block that is not forced
               for (std::int64_t i = 0; i < o.topk; ++i)
-                if (!std::isnan(sc[ids[i]]) && sc[ids[i]] < 1e28f && (weakest < 0 || sc[ids[i]] < sc[ids[weakest]])) weakest = i;
+                if (!std::isnan(sc[ids[i]]) && sc[ids[i]] < 1e28f && (weakest < 0 || sc[ids[i]] < sc[ids[weakest]]))
+                  weakest = i;
               if (weakest < 0) break;
               ids[weakest] = static_cast<std::int32_t>(b);
               std::sort(ids, ids + o.topk);
@@ -98,7 +103,9 @@ struct Result {
 class Recorder : public testing::EmptyTestEventListener {
  public:
   std::map<std::string, Result> results;
-  void OnTestPartResult(const testing::TestPartResult& r) override { current_.message += r.message() + std::string("\n"); }
+  void OnTestPartResult(const testing::TestPartResult& r) override {
+    current_.message += r.message() + std::string("\n");
+  }
   void OnTestEnd(const testing::TestInfo& info) override {
     current_.ran = true;
     current_.failed = info.result()->Failed();
@@ -114,7 +121,7 @@ class Recorder : public testing::EmptyTestEventListener {
 struct Expect {
   std::string test;  // suite.test, or suite.prefix* (at least one of them)
   bool fail;
-  bool property;     // a property failure: shrunk case directory + replay
+  bool property;  // a property failure: shrunk case directory + replay
 };
 
 }  // namespace
@@ -130,7 +137,8 @@ int main(int argc, char** argv) {
   ixo::BackendTraits twinned = external;
   twinned.bitwise_twin = "cpu-rows";
   auto add = [&](const std::string& name, Bug bug, const ixo::BackendTraits& t) {
-    ixo::register_conformance(name, [=] { return std::make_unique<Planted>(name, bug, t); }, opt);
+    ixo::register_conformance(
+        name, [=] { return std::make_unique<Planted>(name, bug, t); }, opt);
   };
   add("planted-last-row", Bug::last_row, external);
   add("planted-slot-parity", Bug::slot_parity, external);
@@ -143,9 +151,10 @@ int main(int argc, char** argv) {
   ixo::Contract nan_free = ixo::named_contract("spec");
   nan_free.name = "nan-unspecified";
   nan_free.semantics.nan_blocks = ixo::NanRank::unspecified;
-  ixo::register_conformance("planted-nan-first-in-contract",
-                            [=] { return std::make_unique<Planted>("planted-nan-first-in-contract", Bug::nan_first, external); },
-                            nan_free, opt);
+  ixo::register_conformance(
+      "planted-nan-first-in-contract",
+      [=] { return std::make_unique<Planted>("planted-nan-first-in-contract", Bug::nan_first, external); }, nan_free,
+      opt);
 
   const std::vector<Expect> expect = {
       {"Conformance/planted_last_row.property_matches_oracle", true, true},
@@ -203,11 +212,17 @@ int main(int argc, char** argv) {
       well_reported += reported || e.test.ends_with("twin_matrix");
       if (failed == 1) std::cout << "---- " << name << " failed with:\n" << r.message.substr(0, 1500) << "\n";
     }
-    if (e.fail) check(failed > 0 && well_reported == failed, e.test + (prefix ? " (some)" : "") + " fails, with its case and replay command");
-    else check(ran == 1 && failed == 0 && skipped == 0, e.test + " passes (a check that judged its cases is never a skip)");
+    if (e.fail)
+      check(failed > 0 && well_reported == failed,
+            e.test + (prefix ? " (some)" : "") + " fails, with its case and replay command");
+    else
+      check(ran == 1 && failed == 0 && skipped == 0,
+            e.test + " passes (a check that judged its cases is never a skip)");
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
-  std::cout << (bad ? "conformance checks that did not catch their planted bug: " + std::to_string(bad) : "every conformance check caught its planted bug") << "\n";
+  std::cout << (bad ? "conformance checks that did not catch their planted bug: " + std::to_string(bad)
+                    : "every conformance check caught its planted bug")
+            << "\n";
   return bad ? 1 : 0;
 }

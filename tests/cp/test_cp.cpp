@@ -59,8 +59,7 @@ TEST_P(CpMatrix, OracleNativeAndPackedEqual) {
   check_case(c, GetParam().exact_ids, GetParam().name);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, CpMatrix, ::testing::ValuesIn(ixo::test::kernel_cases()),
-                         ixo::test::case_param_name);
+INSTANTIATE_TEST_SUITE_P(Kernels, CpMatrix, ::testing::ValuesIn(ixo::test::kernel_cases()), ixo::test::case_param_name);
 
 TEST(Cp, WorldSizes) {
   for (int world : {1, 2, 4, 8})
@@ -171,7 +170,7 @@ TEST(Cp, Formulas) {
   EXPECT_EQ(cc::key_block(k(3.5f, 0)), 0);
   EXPECT_EQ(cc::key_block(0), -1);
   EXPECT_EQ(cc::shard_candidates(16, 4, 0), 16);  // never topk / WORLD
-  EXPECT_TRUE(ixo::common::pack_fits(4, 4));  // pack * WORLD <= 16
+  EXPECT_TRUE(ixo::common::pack_fits(4, 4));      // pack * WORLD <= 16
   EXPECT_FALSE(ixo::common::pack_fits(5, 4));
   EXPECT_FALSE(ixo::common::pack_fits(4, 8));
   const auto t = ixo::common::tile_row(9, 4, 4);
@@ -179,15 +178,15 @@ TEST(Cp, Formulas) {
   EXPECT_EQ(t.head, 1);
   // Chunk plan: max(ceil(256 / batch), LOCAL / 16) chunks, at most LOCAL and the
   // power-of-two budget (4096 / batch in [1, 256]).
-  EXPECT_EQ(cc::num_chunks(16, 65), 16);     // wave 16 > 65 / 16 = 4
-  EXPECT_EQ(cc::num_chunks(4, 1000), 64);    // wave 64 > 62
-  EXPECT_EQ(cc::num_chunks(48, 100000), 64); // 6250 cells-per-16 > budget 4096 / 48 = 85 -> 64
-  EXPECT_EQ(cc::num_chunks(8192, 1000), 1);  // budget 0 -> 1
-  EXPECT_EQ(cc::num_chunks(16, 15), 15);     // wave 16, at most LOCAL
-  EXPECT_EQ(cc::num_chunks(4, 64), 64);      // bench ROCm-PR packed: 256 programs of 1 cell
-  EXPECT_EQ(cc::num_chunks(16, 256), 16);    // bench 16 x 131072 packed: 256 programs of 16 cells
-  EXPECT_EQ(cc::num_chunks(64, 256), 16);    // per-row: 1024 programs of 16 cells
-  EXPECT_EQ(cc::num_chunks(128, 1024), 32);  // 32 x 524288 per-row: budget 32
+  EXPECT_EQ(cc::num_chunks(16, 65), 16);      // wave 16 > 65 / 16 = 4
+  EXPECT_EQ(cc::num_chunks(4, 1000), 64);     // wave 64 > 62
+  EXPECT_EQ(cc::num_chunks(48, 100000), 64);  // 6250 cells-per-16 > budget 4096 / 48 = 85 -> 64
+  EXPECT_EQ(cc::num_chunks(8192, 1000), 1);   // budget 0 -> 1
+  EXPECT_EQ(cc::num_chunks(16, 15), 15);      // wave 16, at most LOCAL
+  EXPECT_EQ(cc::num_chunks(4, 64), 64);       // bench ROCm-PR packed: 256 programs of 1 cell
+  EXPECT_EQ(cc::num_chunks(16, 256), 16);     // bench 16 x 131072 packed: 256 programs of 16 cells
+  EXPECT_EQ(cc::num_chunks(64, 256), 16);     // per-row: 1024 programs of 16 cells
+  EXPECT_EQ(cc::num_chunks(128, 1024), 32);   // 32 x 524288 per-row: budget 32
 }
 
 TEST(Cp, SupportsAndRejects) {

@@ -30,17 +30,16 @@ using ixo::Case;
 using ixo::Expected;
 using ixo::Observed;
 using ixo::RunOptions;
-using ixo::test::NamedCase;
 using ixo::test::clear_margin;
+using ixo::test::NamedCase;
 namespace cc = ixo::common::cp;
 namespace ct = ixo::cptest;
 
-#define IXO_REQUIRE_CUDA_CP()                                                  \
-  do {                                                                         \
-    std::string why_;                                                          \
-    if (!ixo::make_cuda_cp_backend()->available(&why_)) GTEST_SKIP() << why_;  \
+#define IXO_REQUIRE_CUDA_CP()                                                 \
+  do {                                                                        \
+    std::string why_;                                                         \
+    if (!ixo::make_cuda_cp_backend()->available(&why_)) GTEST_SKIP() << why_; \
   } while (0)
-
 
 void check_gpu(const Case& c, bool exact, const std::string& what) {
   const Expected e = ixo::oracle(c);
@@ -87,7 +86,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, CudaCpMatrix, ::testing::ValuesIn(ixo::test::k
 TEST(CudaCp, RocmPrVerifyBatch) {
   IXO_REQUIRE_CUDA_CP();
   for (ixo::KDtype k : {ixo::KDtype::bf16, ixo::KDtype::e4m3fnuz, ixo::KDtype::e4m3fn})
-    check_gpu(ixo::generate(ct::rocm_pr_spec(k), 41488), false, std::string("rocm pr ") + std::string(ixo::to_string(k)));
+    check_gpu(ixo::generate(ct::rocm_pr_spec(k), 41488), false,
+              std::string("rocm pr ") + std::string(ixo::to_string(k)));
 }
 
 TEST(CudaCp, WorldSizes) {
@@ -127,8 +127,8 @@ TEST(CudaCp, GraphBatchEdits) {
       check_gpu(ed.c, false, ed.name);
       RunOptions one;
       one.force_num_chunks = 1;
-      EXPECT_TRUE(ixo::test::bitwise_equal(ixo::make_cuda_cp_backend()->run(ed.c), ixo::make_cuda_cp_backend()->run(ed.c, one),
-                                           ed.c, "chunks 1 " + ed.name));
+      EXPECT_TRUE(ixo::test::bitwise_equal(ixo::make_cuda_cp_backend()->run(ed.c),
+                                           ixo::make_cuda_cp_backend()->run(ed.c, one), ed.c, "chunks 1 " + ed.name));
     }
   }
 }

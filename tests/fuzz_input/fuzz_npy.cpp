@@ -56,7 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // rejects them by field name).
   const std::string size_digits = std::to_string(a.item_size());
   if (a.descr.size() != 2 + size_digits.size() || a.descr[0] != (a.item_size() == 1 ? '|' : '<') ||
-      std::string("biufc").find(a.descr[1]) == std::string::npos || a.descr.compare(2, std::string::npos, size_digits) != 0)
+      std::string("biufc").find(a.descr[1]) == std::string::npos ||
+      a.descr.compare(2, std::string::npos, size_digits) != 0)
     finding("accepted a non-normalised descr");
   ixo::write_npy(scratch_file(), a.descr, a.shape, a.data.data(), a.data.size());
   const ixo::NpyArray b = ixo::read_npy(scratch_file(), "fuzz");

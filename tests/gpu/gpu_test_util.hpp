@@ -20,10 +20,10 @@
 namespace ixo::test {
 
 // Skips the current test (reported as skipped, not passed) when no CUDA device exists.
-#define IXO_REQUIRE_CUDA()                                                           \
-  do {                                                                               \
-    std::string why_;                                                                \
-    if (!::ixo::make_cuda_rows_backend()->available(&why_)) GTEST_SKIP() << why_;    \
+#define IXO_REQUIRE_CUDA()                                                        \
+  do {                                                                            \
+    std::string why_;                                                             \
+    if (!::ixo::make_cuda_rows_backend()->available(&why_)) GTEST_SKIP() << why_; \
   } while (0)
 
 // Outputs of a launch on case c read back from the device (scores empty: ids only).

@@ -24,7 +24,6 @@ namespace {
 
 class CudaCases : public ::testing::TestWithParam<NamedCase> {};
 
-
 // CUDA vs the CPU twin: ids equal wherever the oracle's k-th margin is clear.
 void expect_ids_match_twin(const Case& c, const Expected& e, const Observed& orow) {
   auto twin = make_backend("cpu-rows");

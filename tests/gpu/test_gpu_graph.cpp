@@ -81,7 +81,9 @@ void set_group(Case& c, std::int64_t g, std::int64_t slot, std::int64_t prefix) 
     c.seq_lens[static_cast<std::size_t>(g * P + j)] = prefix + j + 1;
   }
 }
-std::int64_t group_slot(const Case& c, std::int64_t g) { return c.slot_ids[static_cast<std::size_t>(g * c.cfg.packed_queries)]; }
+std::int64_t group_slot(const Case& c, std::int64_t g) {
+  return c.slot_ids[static_cast<std::size_t>(g * c.cfg.packed_queries)];
+}
 
 // One row appended (slot id, length; q copied from row 0).
 void push_row(Case& c, std::int64_t slot, std::int64_t L) {
@@ -202,8 +204,6 @@ std::vector<Step> make_steps(const GraphParam& gp) {
   return steps;
 }
 
-
-
 std::uintptr_t addr(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
 void check_graph_structure(const Rig& rig) {
@@ -217,8 +217,8 @@ void check_graph_structure(const Rig& rig) {
   const KernelNode *fill = nullptr, *score = nullptr, *topk = nullptr;
   for (const KernelNode& n : nodes) {
     const KernelNode** slot = n.name.find("fill_u32") != std::string::npos ? &fill
-                              : n.name.find("score") != std::string::npos ? &score
-                              : n.name.find("topk") != std::string::npos  ? &topk
+                              : n.name.find("score") != std::string::npos  ? &score
+                              : n.name.find("topk") != std::string::npos   ? &topk
                                                                            : nullptr;
     ASSERT_NE(slot, nullptr) << "unexpected kernel in the graph: " << n.name;
     ASSERT_EQ(*slot, nullptr) << "kernel captured twice: " << n.name;
@@ -226,7 +226,8 @@ void check_graph_structure(const Rig& rig) {
   }
   ASSERT_TRUE(fill && score && topk) << "the graph must hold the fill, score and top-k kernels";
   // Grids are the launch plan for the maximum shapes.
-  EXPECT_EQ(static_cast<std::int64_t>(score->grid.x), sg.grid_x()) << "score grid x: plan pack " << sg.pack << " chunks " << sg.chunks;
+  EXPECT_EQ(static_cast<std::int64_t>(score->grid.x), sg.grid_x())
+      << "score grid x: plan pack " << sg.pack << " chunks " << sg.chunks;
   EXPECT_EQ(static_cast<std::int64_t>(score->grid.y), sg.hk);
   EXPECT_EQ(score->grid.z, 1u);
   EXPECT_EQ(static_cast<std::int64_t>(topk->grid.x), tg);
@@ -317,15 +318,16 @@ TEST_P(GraphReplay, InPlaceReplaysMatchEagerAndOracle) {
   EXPECT_TRUE(bitwise_equal(rig.replay(), prev, steps.back().c, "repeated replay"));
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaGraph, GraphReplay,
-                         ::testing::Values(GraphParam{"rows_bf16_max", false, KDtype::bf16, ScoreType::max},
-                                           GraphParam{"packed_bf16_max", true, KDtype::bf16, ScoreType::max},
-                                           GraphParam{"rows_e4m3fn_lse", false, KDtype::e4m3fn, ScoreType::lse},
-                                           GraphParam{"packed_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse},
-                                           GraphParam{"rows_ragged_bf16_max", false, KDtype::bf16, ScoreType::max, true},
-                                           GraphParam{"packed_ragged_bf16_max", true, KDtype::bf16, ScoreType::max, true},
-                                           GraphParam{"packed_ragged_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse, true}),
-                         [](const ::testing::TestParamInfo<GraphParam>& i) { return i.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    CudaGraph, GraphReplay,
+    ::testing::Values(GraphParam{"rows_bf16_max", false, KDtype::bf16, ScoreType::max},
+                      GraphParam{"packed_bf16_max", true, KDtype::bf16, ScoreType::max},
+                      GraphParam{"rows_e4m3fn_lse", false, KDtype::e4m3fn, ScoreType::lse},
+                      GraphParam{"packed_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse},
+                      GraphParam{"rows_ragged_bf16_max", false, KDtype::bf16, ScoreType::max, true},
+                      GraphParam{"packed_ragged_bf16_max", true, KDtype::bf16, ScoreType::max, true},
+                      GraphParam{"packed_ragged_e4m3fn_lse", true, KDtype::e4m3fn, ScoreType::lse, true}),
+    [](const ::testing::TestParamInfo<GraphParam>& i) { return i.param.name; });
 
 }  // namespace
 }  // namespace ixo::test

@@ -2,8 +2,8 @@
 //  (a) AllocatorChurn: capture fill + index step, then churn the allocator (the warm-up's
 //      outputs freed, the cuda backends run on a larger case through the same launcher
 //      (they allocate and free their own buffers), then cudaMalloc/cudaFree of other sizes
-//      filled with garbage and a torch-like caching pool carved from one big block), then replay with new inputs written in
-//      place. The replay equals the oracle and a fresh-allocation backend run bit for bit,
+//      filled with garbage and a torch-like caching pool carved from one big block), then replay with new inputs
+//      written in place. The replay equals the oracle and a fresh-allocation backend run bit for bit,
 //      no kernel-node parameter word points into any churned allocation, and every one that
 //      is a device address lies in a captured buffer (the graph holds only the buffers it
 //      was captured with; catalogue mutant scores_workspace_cached keeps its own).
@@ -125,9 +125,10 @@ TEST_P(GraphRobust, AllocatorChurnBetweenCaptureAndReplay) {
     // that is a device address lies inside one of the rig's buffers (not in churned memory,
     // and not in memory the launcher keeps for itself: whether the allocator has handed such
     // memory to someone else by the replay is luck, the reference is the bug).
-    const std::pair<const void*, std::size_t> owned[] = {
-        {rig.q.p, rig.q.n * 2}, {rig.k.p, rig.k.n}, {rig.r2t.p, rig.r2t.n * 4}, {rig.slots.p, rig.slots.n * 8},
-        {rig.lens.p, rig.lens.n * 8}, {rig.scores.p, rig.scores.n * 4}, {rig.topk.p, rig.topk.n * 4}};
+    const std::pair<const void*, std::size_t> owned[] = {{rig.q.p, rig.q.n * 2},       {rig.k.p, rig.k.n},
+                                                         {rig.r2t.p, rig.r2t.n * 4},   {rig.slots.p, rig.slots.n * 8},
+                                                         {rig.lens.p, rig.lens.n * 8}, {rig.scores.p, rig.scores.n * 4},
+                                                         {rig.topk.p, rig.topk.n * 4}};
     std::size_t refs = 0, device_words = 0;
     for (std::uintptr_t w : param_words(rig.graph)) {
       if (w == reinterpret_cast<std::uintptr_t>(rig_q)) ++refs;

@@ -77,7 +77,7 @@ Case small_case(const OffsetParam& p, std::uint64_t seed) {
                   .blocks(32, 8, 1, 1)
                   .score(p.score)
                   .k(p.k_dtype, p.k_dtype == KDtype::bf16 ? 1.0 : 1.25);
-  s.alias_minus_s = true;  // token slot 0 stored as -S: the alias that must become kBase
+  s.alias_minus_s = true;                       // token slot 0 stored as -S: the alias that must become kBase
   return append_rows(generate(s, seed), 1, 1);  // a graph padding request and an inactive one
 }
 

@@ -29,8 +29,9 @@ TEST(GpuResourceMap, NoAllocationLeavesDevicesAlone) {
 }
 
 TEST(GpuResourceMap, IdIsTheDeviceIndex) {
-  const GpuMapping m =
-      map_env({{"CTEST_RESOURCE_GROUP_COUNT", "1"}, {"CTEST_RESOURCE_GROUP_0", "gpus"}, {"CTEST_RESOURCE_GROUP_0_GPUS", "id:1,slots:1"}});
+  const GpuMapping m = map_env({{"CTEST_RESOURCE_GROUP_COUNT", "1"},
+                                {"CTEST_RESOURCE_GROUP_0", "gpus"},
+                                {"CTEST_RESOURCE_GROUP_0_GPUS", "id:1,slots:1"}});
   EXPECT_TRUE(m.allocated);
   EXPECT_EQ(m.visible, "1");
 }
@@ -59,7 +60,8 @@ TEST(GpuResourceMap, SeveralGroupsAndAllocations) {
 
 TEST(GpuResourceMap, MalformedAllocationsAreErrors) {
   EXPECT_FALSE(map_env({{"CTEST_RESOURCE_GROUP_COUNT", "x"}}).error.empty());
-  EXPECT_FALSE(map_env({{"CTEST_RESOURCE_GROUP_COUNT", "1"}, {"CTEST_RESOURCE_GROUP_0_GPUS", "slots:1"}}).error.empty());
+  EXPECT_FALSE(
+      map_env({{"CTEST_RESOURCE_GROUP_COUNT", "1"}, {"CTEST_RESOURCE_GROUP_0_GPUS", "slots:1"}}).error.empty());
   EXPECT_FALSE(map_env({{"CUDA_VISIBLE_DEVICES", "0,1"},
                         {"CTEST_RESOURCE_GROUP_COUNT", "1"},
                         {"CTEST_RESOURCE_GROUP_0_GPUS", "id:2,slots:1"}})

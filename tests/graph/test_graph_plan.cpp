@@ -59,7 +59,8 @@ std::string check_coverage(const IndexArgs& a, const plan::ScoreGrid& g, const B
         for (int d = 0; d < tb[t].pack; ++d) {
           const std::int64_t r = tb[t].first + d;
           if (r < 0 || r >= R) {
-            if (reports++ < 5) err << "program (" << x << "," << y << ") tile " << t << " row " << r << " outside [0, R=" << R << ")\n";
+            if (reports++ < 5)
+              err << "program (" << x << "," << y << ") tile " << t << " row " << r << " outside [0, R=" << R << ")\n";
             continue;
           }
           std::int64_t nb = 0;
@@ -68,7 +69,8 @@ std::string check_coverage(const IndexArgs& a, const plan::ScoreGrid& g, const B
             const std::int64_t h = y * gqa + j;
             for (std::int64_t b = tb[t].b0; b < tb[t].b1 && b < nb; ++b) {
               if (b < 0 || b >= NB) {
-                if (reports++ < 5) err << "program (" << x << "," << y << ") block " << b << " outside [0, NB=" << NB << ")\n";
+                if (reports++ < 5)
+                  err << "program (" << x << "," << y << ") block " << b << " outside [0, NB=" << NB << ")\n";
                 continue;
               }
               ++owners[static_cast<std::size_t>(common::score_index(h, r, b, R, NB))];
@@ -86,8 +88,8 @@ std::string check_coverage(const IndexArgs& a, const plan::ScoreGrid& g, const B
         const int got = owners[static_cast<std::size_t>(common::score_index(h, r, b, R, NB))];
         if (got != want && reports++ < 5)
           err << "cell (h=" << h << ", r=" << r << ", b=" << b << "): " << got << " owners, want " << want
-              << " (L=" << bt.lens[static_cast<std::size_t>(r)] << ", nb=" << nb << ", slot=" << bt.slots[static_cast<std::size_t>(r)]
-              << ")\n";
+              << " (L=" << bt.lens[static_cast<std::size_t>(r)] << ", nb=" << nb
+              << ", slot=" << bt.slots[static_cast<std::size_t>(r)] << ")\n";
       }
     }
   if (reports > 5) err << "... " << reports << " violations in all\n";
@@ -129,10 +131,18 @@ IndexArgs random_max_shapes(std::mt19937_64& g, bool force_chunks) {
 std::int64_t random_len(std::mt19937_64& g, const IndexArgs& a, std::int64_t max_len) {
   std::int64_t L;
   switch (pick(g, 0, 3)) {
-    case 0: L = pick(g, 0, max_len); break;
-    case 1: L = pick(g, 1, std::max<std::int64_t>(1, max_len / a.block_size)) * a.block_size + pick(g, -1, 1); break;
-    case 2: L = static_cast<std::int64_t>(a.topk) * a.block_size + pick(g, -1, 1); break;
-    default: L = max_len - pick(g, 0, 2); break;
+    case 0:
+      L = pick(g, 0, max_len);
+      break;
+    case 1:
+      L = pick(g, 1, std::max<std::int64_t>(1, max_len / a.block_size)) * a.block_size + pick(g, -1, 1);
+      break;
+    case 2:
+      L = static_cast<std::int64_t>(a.topk) * a.block_size + pick(g, -1, 1);
+      break;
+    default:
+      L = max_len - pick(g, 0, 2);
+      break;
   }
   return std::clamp<std::int64_t>(L, 0, max_len);
 }
@@ -199,7 +209,8 @@ std::string run_random(std::uint64_t seed, int iters, bool packed, bool force_ch
 
 TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
   // The plan sees no lengths and no pointers: two batches of the same maxima share it, and
-  // it is the documented grid (batch * chunks, Hk) with chunks from num_kv_chunks capped as plans.hpp's score_chunks says (hand-worked values).
+  // it is the documented grid (batch * chunks, Hk) with chunks from num_kv_chunks capped as plans.hpp's
+  // score_chunks says (hand-worked values).
   IndexArgs a;
   a.R = 32;
   a.Hq = 8;
@@ -225,7 +236,7 @@ TEST(GraphPlan, GridIsFromGraphConstantsOnly) {
   const plan::ScoreGrid rg = plan::score_grid(ragged, true);
   EXPECT_EQ(rg.pack, 4);
   EXPECT_EQ(rg.batch, 7 + 2);
-  EXPECT_EQ(rg.chunks, 12);      // 18 programs: fill 15, capped at 51 / 4 = 12
+  EXPECT_EQ(rg.chunks, 12);  // 18 programs: fill 15, capped at 51 / 4 = 12
   EXPECT_EQ(rg.grid_x(), 9 * rg.chunks);
   // Forced chunk counts are taken as they are.
   IndexArgs forced = a;
@@ -287,8 +298,8 @@ std::int64_t tile_length(const IndexArgs& a, const plan::TileBlocks& t, const st
 TEST(GraphPlan, CheckerCatchesBrokenPlans) {
   using Vec = std::vector<std::int64_t>;
   // Chunk size rounded down: the tail blocks of long rows have no owner.
-  const TilesFn floor_chunks = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l, std::int64_t x,
-                                  plan::TileBlocks* out) {
+  const TilesFn floor_chunks = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
+                                  std::int64_t x, plan::TileBlocks* out) {
     const int n = real_tiles(a, g, s, l, x, out);
     for (int t = 0; t < n; ++t) {
       const std::int64_t nb = common::num_blocks(tile_length(a, out[t], s, l), a.block_size);
@@ -339,16 +350,16 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
 
   // A grid sized for fewer groups than the maxima (a plan from the real batch, not R_max):
   // only the first half of the row axis gets programs.
-  const TilesFn short_grid = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l, std::int64_t x,
-                                plan::TileBlocks* out) {
+  const TilesFn short_grid = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
+                                std::int64_t x, plan::TileBlocks* out) {
     if (x / g.chunks >= (g.batch + 1) / 2) return 0;
     return real_tiles(a, g, s, l, x, out);
   };
   EXPECT_FALSE(run_random(25, 300, true, false, short_grid).empty()) << "short grid not caught";
 
   // The trailing rows of a partial group dropped (the old plan's row axis R / P).
-  const TilesFn no_trailing = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l, std::int64_t x,
-                                 plan::TileBlocks* out) {
+  const TilesFn no_trailing = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
+                                 std::int64_t x, plan::TileBlocks* out) {
     if (g.pack > 1 && x / g.chunks >= a.R / g.pack) return 0;
     return real_tiles(a, g, s, l, x, out);
   };
@@ -356,8 +367,8 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
 
   // The partial group run as one tile of P rows (rows past R; the other trailing programs
   // then score its rows again).
-  const TilesFn padded_partial = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l, std::int64_t x,
-                                    plan::TileBlocks* out) {
+  const TilesFn padded_partial = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
+                                    std::int64_t x, plan::TileBlocks* out) {
     const int n = real_tiles(a, g, s, l, x, out);
     if (g.pack > 1 && x / g.chunks == a.R / g.pack && a.R % g.pack != 0) {
       out[0].first = (a.R / g.pack) * g.pack;
@@ -365,7 +376,8 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
     }
     return n;
   };
-  EXPECT_FALSE(run_random(27, 300, true, false, padded_partial).empty()) << "partial group run as a whole group not caught";
+  EXPECT_FALSE(run_random(27, 300, true, false, padded_partial).empty())
+      << "partial group run as a whole group not caught";
 }
 
 }  // namespace

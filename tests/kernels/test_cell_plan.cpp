@@ -25,7 +25,8 @@ struct Batch {
     k.block_size = 16, k.topk = 1, k.packed_queries = 4;
   }
   cm::CellPlace at(bool packed, int chunks, std::int64_t h, std::int64_t r, std::int64_t b) const {
-    return cm::locate_cell(cm::row_inputs(k, slot.data(), lens.data()), k.R, cm::native_plan(k, packed, chunks), h, r, b);
+    return cm::locate_cell(cm::row_inputs(k, slot.data(), lens.data()), k.R, cm::native_plan(k, packed, chunks), h, r,
+                           b);
   }
 };
 
@@ -41,7 +42,7 @@ TEST(CellPlan, PackedPlanPlacesAGroupRowInItsGroupsCtaAndChunk) {
   EXPECT_EQ(c.chunk, 1);     // 4 blocks in 2 chunks: [0, 2), [2, 4)
   EXPECT_EQ(c.chunk_b0, 2);
   EXPECT_EQ(c.chunk_b1, 4);
-  EXPECT_EQ(c.cta_x, 1);     // program 0 * 2 chunks + chunk 1
+  EXPECT_EQ(c.cta_x, 1);  // program 0 * 2 chunks + chunk 1
   EXPECT_EQ(c.kv_head, 0);
   // Trailing row 5 (2 blocks): program 2, its own tile of one row, chunk 0 = [0, 1).
   const cm::CellPlace d = t.at(true, 2, 0, 5, 0);
@@ -52,7 +53,7 @@ TEST(CellPlan, PackedPlanPlacesAGroupRowInItsGroupsCtaAndChunk) {
   EXPECT_EQ(d.tile_row, 0);
   EXPECT_EQ(d.chunk, 0);
   EXPECT_EQ(d.chunk_b1, 1);
-  EXPECT_EQ(d.cta_x, 4);     // program 2 * 2 + chunk 0
+  EXPECT_EQ(d.cta_x, 4);  // program 2 * 2 + chunk 0
 }
 
 TEST(CellPlan, PerRowPlanIsChunkMajor) {
@@ -63,7 +64,7 @@ TEST(CellPlan, PerRowPlanIsChunkMajor) {
   EXPECT_EQ(c.tile_pack, 1);
   EXPECT_EQ(c.tile_row, 1);  // head 1 of the row's gqa 2
   EXPECT_EQ(c.chunk, 1);
-  EXPECT_EQ(c.cta_x, 8);     // chunk 1 * batch 6 + program 2
+  EXPECT_EQ(c.cta_x, 8);  // chunk 1 * batch 6 + program 2
 }
 
 TEST(CellPlan, AGroupMixingSlotIdsRunsPerRowInsideItsProgram) {
@@ -81,11 +82,11 @@ TEST(CellPlan, AGroupMixingSlotIdsRunsPerRowInsideItsProgram) {
 TEST(CellPlan, CellsNoProgramWritesAreNotScored) {
   Batch t;
   EXPECT_FALSE(t.at(true, 2, 0, 5, 2).scored);  // block 2 of a 2-block row
-  t.lens[4] = 16;                                // one block <= topk 1: a trivial row
+  t.lens[4] = 16;                               // one block <= topk 1: a trivial row
   EXPECT_FALSE(t.at(true, 2, 0, 4, 0).scored);
-  t.slot[5] = 7;                                 // past the table's 3 rows: inactive
+  t.slot[5] = 7;  // past the table's 3 rows: inactive
   EXPECT_FALSE(t.at(true, 2, 0, 5, 0).scored);
-  EXPECT_FALSE(t.at(true, 2, 0, 6, 0).scored);   // no row 6
+  EXPECT_FALSE(t.at(true, 2, 0, 6, 0).scored);  // no row 6
 }
 
 // Every cell of the matrix: scored by locate_cell <=> written by the CPU twin (the twin fills
@@ -108,8 +109,8 @@ TEST(CellPlan, ScoredExactlyWhereTheTwinWrites) {
               std::uint32_t bits;
               std::memcpy(&bits, &o.scores[static_cast<std::size_t>((h * c.R + r) * c.NB() + b)], 4);
               const cm::CellPlace at = cm::locate_cell(in, c.R, p, h, r, b);
-              ASSERT_EQ(at.scored, bits != kScorePoisonBits)
-                  << nc.name << (packed ? " packed" : " rows") << " chunks " << chunks << " cell " << h << "," << r << "," << b;
+              ASSERT_EQ(at.scored, bits != kScorePoisonBits) << nc.name << (packed ? " packed" : " rows") << " chunks "
+                                                             << chunks << " cell " << h << "," << r << "," << b;
               if (at.scored) {
                 ASSERT_GE(b, at.chunk_b0);
                 ASSERT_LT(b, at.chunk_b1);

@@ -83,7 +83,7 @@ TEST(KernelsCommon, ForcingLocalWinsOverInit) {
   EXPECT_EQ(cm::forced_score(s, 2, 6, 2, 3), s);
   for (int b = 3; b < 6; ++b) EXPECT_EQ(cm::forced_score(s, b, 6, 2, 3), cm::kLocalForce);
   EXPECT_EQ(cm::forced_score(s, 0, 2, 2, 3), cm::kLocalForce);  // init block inside the local window
-  EXPECT_EQ(cm::forced_score(s, 5, 6, 0, 0), s);               // local 0, init 0: nothing forced
+  EXPECT_EQ(cm::forced_score(s, 5, 6, 0, 0), s);                // local 0, init 0: nothing forced
   EXPECT_GT(cm::kInitForce, cm::kLocalForce);
 }
 
@@ -106,7 +106,7 @@ TEST(KernelsCommon, AddressingWrapsAndTableRows) {
   EXPECT_EQ(cm::table_row(-8, 10, 4, 5), 2);   // alias of 2 modulo the cache slots
   EXPECT_EQ(cm::table_row(-1, 10, 4, 5), -1);  // 9: past the table
   EXPECT_EQ(cm::table_row(4, 10, 4, 5), -1);
-  EXPECT_EQ(cm::table_row(1, 10, 4, 0), -1);   // empty row
+  EXPECT_EQ(cm::table_row(1, 10, 4, 0), -1);  // empty row
   const std::int32_t table[2 * 3] = {0, 1, 2, -3, 7, -10};
   EXPECT_EQ(cm::token_slot(table, 3, 1, 0, 10), 7);
   EXPECT_EQ(cm::token_slot(table, 3, 1, 1, 10), 7);
@@ -152,7 +152,8 @@ TEST(KernelsCommon, GpuTestMutantsNameTheirCtest) {
   for (const auto& m : ixo::mutants::catalogue) {
     if (std::string(m.where) != "gpu-test") continue;
     ++n;
-    EXPECT_EQ(std::string(m.killer).rfind(std::string("ctest:mutant.") + m.key + " (", 0), 0u) << m.key << ": " << m.killer;
+    EXPECT_EQ(std::string(m.killer).rfind(std::string("ctest:mutant.") + m.key + " (", 0), 0u)
+        << m.key << ": " << m.killer;
   }
   EXPECT_GE(n, 3);
 }
@@ -192,9 +193,10 @@ TEST(KernelsCommon, PackedPlanRowAxisAndGroupDecision) {
   // trailing rows 12 and 13.
   EXPECT_EQ(cm::packed_batch(14, 4), 3 + 2);
   EXPECT_EQ(cm::packed_batch(16, 4), 4);
-  EXPECT_EQ(cm::packed_batch(3, 4), 3);   // no whole group: every row alone
+  EXPECT_EQ(cm::packed_batch(3, 4), 3);    // no whole group: every row alone
   EXPECT_EQ(cm::packed_batch(14, 1), 14);  // per-row plan
-  const cm::ProgramRows g1 = cm::program_rows(1, 14, 4), t0 = cm::program_rows(3, 14, 4), t1 = cm::program_rows(4, 14, 4);
+  const cm::ProgramRows g1 = cm::program_rows(1, 14, 4), t0 = cm::program_rows(3, 14, 4),
+                        t1 = cm::program_rows(4, 14, 4);
   EXPECT_EQ(g1.first, 4);
   EXPECT_EQ(g1.rows, 4);
   EXPECT_EQ(t0.first, 12);
@@ -211,8 +213,8 @@ TEST(KernelsCommon, PackedPlanRowAxisAndGroupDecision) {
   EXPECT_FALSE(cm::group_packs(slots, 8, 4, 4));
   EXPECT_FALSE(cm::group_packs(slots, 12, 1, 4));  // partial group, although its slots agree
   EXPECT_FALSE(cm::group_packs(slots, 11, 3, 4));  // three rows are not a group of 4
-  EXPECT_TRUE(cm::group_packs(slots, 10, 1, 1));  // per-row plan: a row is its own tile
-  const std::int64_t alias[2] = {3, 3 - 50};        // the same table row, another slot id value
+  EXPECT_TRUE(cm::group_packs(slots, 10, 1, 1));   // per-row plan: a row is its own tile
+  const std::int64_t alias[2] = {3, 3 - 50};       // the same table row, another slot id value
   EXPECT_FALSE(cm::group_packs(alias, 0, 2, 2));
   const cm::ProgramTiles a = cm::program_tiles(slots, 0, 14, 4);
   EXPECT_EQ(a.first, 0);
@@ -237,7 +239,8 @@ TEST(KernelsCommon, PackedPlanRowAxisAndGroupDecision) {
           ++seen[static_cast<std::size_t>(pt.first + i)];
         }
       }
-      for (std::int64_t r = 0; r < R; ++r) ASSERT_EQ(seen[static_cast<std::size_t>(r)], 1) << "P " << P << " R " << R << " row " << r;
+      for (std::int64_t r = 0; r < R; ++r)
+        ASSERT_EQ(seen[static_cast<std::size_t>(r)], 1) << "P " << P << " R " << R << " row " << r;
     }
 }
 
@@ -294,7 +297,8 @@ TEST(KernelsCommon, BlockScoreMaxAndLse) {
     EXPECT_TRUE(std::isnan(cm::block_score(nan_first, 3, 1, lse))) << lse;
     EXPECT_TRUE(std::isnan(cm::block_score(nan_last, 3, 1, lse))) << lse;
     EXPECT_TRUE(std::isnan(cm::block_score(nan_first, 1, 1, lse))) << lse;
-    EXPECT_FLOAT_EQ(cm::block_score(nan_first + 1, 2, 1, lse), lse ? 7.0f + std::log2(1.0f + 0.00390625f) : 7.0f) << lse;
+    EXPECT_FLOAT_EQ(cm::block_score(nan_first + 1, 2, 1, lse), lse ? 7.0f + std::log2(1.0f + 0.00390625f) : 7.0f)
+        << lse;
   }
   // +inf logits: the block is +inf (max and lse: m = +inf is the score, no inf - inf in
   // the sum), unless a NaN is there too; -inf logits are skipped like masked lanes.
@@ -386,20 +390,20 @@ TEST(KernelsCommon, ProgramChunkCoversTheGridOnceInItsOrder) {
 // tile row plan.
 TEST(KernelsCommon, ChunkTopkAndRowPlans) {
   EXPECT_EQ(cm::score_chunks(32, 1, 100000), 32);  // 1024 programs / 32; cap 6250: not reached
-  EXPECT_EQ(cm::score_chunks(64, 1, 1024), 16);     // per-row 16 x 131072 (bench): 1024 CTAs
-  EXPECT_EQ(cm::score_chunks(16, 1, 1024), 64);     // packed 16 x 131072: 1024 / 16 (cap 256: not reached)
-  EXPECT_EQ(cm::score_chunks(48, 1, 100000), 16);   // 21.3 rounded down to a power of two
+  EXPECT_EQ(cm::score_chunks(64, 1, 1024), 16);    // per-row 16 x 131072 (bench): 1024 CTAs
+  EXPECT_EQ(cm::score_chunks(16, 1, 1024), 64);    // packed 16 x 131072: 1024 / 16 (cap 256: not reached)
+  EXPECT_EQ(cm::score_chunks(48, 1, 100000), 16);  // 21.3 rounded down to a power of two
   EXPECT_EQ(cm::score_chunks(4096, 1, 100000), 1);
-  EXPECT_EQ(cm::score_chunks(32, 1, 51), 8);    // 32 capped at the fill 256 / 32 (above 51 / 16 = 3, below 51 / 4)
-  EXPECT_EQ(cm::score_chunks(8, 1, 32), 8);     // 8 rows of 4K tokens: fill 32, capped at 32 / 4 blocks
-  EXPECT_EQ(cm::score_chunks(4, 4, 297), 18);   // 4 groups x 4 heads of 38K: 297 / 16 = 18 (fill 16)
-  EXPECT_EQ(cm::score_chunks(8, 1, 212), 32);   // 8 rows of 27K: fill 256 / 8 = 32 (212 / 16 = 13)
+  EXPECT_EQ(cm::score_chunks(32, 1, 51), 8);   // 32 capped at the fill 256 / 32 (above 51 / 16 = 3, below 51 / 4)
+  EXPECT_EQ(cm::score_chunks(8, 1, 32), 8);    // 8 rows of 4K tokens: fill 32, capped at 32 / 4 blocks
+  EXPECT_EQ(cm::score_chunks(4, 4, 297), 18);  // 4 groups x 4 heads of 38K: 297 / 16 = 18 (fill 16)
+  EXPECT_EQ(cm::score_chunks(8, 1, 212), 32);  // 8 rows of 27K: fill 256 / 8 = 32 (212 / 16 = 13)
   EXPECT_EQ(cm::score_chunks(32, 1, 7), 1);
   EXPECT_EQ(cm::score_chunks(32, 1, 51, 5), 5);  // forced
   EXPECT_TRUE(cm::packed_plan_fits(4, 8, 2));    // 4 * 4 tile rows
   EXPECT_FALSE(cm::packed_plan_fits(5, 8, 2));
   EXPECT_FALSE(cm::packed_plan_fits(1, 1, 1));
-  EXPECT_FALSE(cm::packed_plan_fits(2, 3, 2));   // Hq not a multiple of Hk
+  EXPECT_FALSE(cm::packed_plan_fits(2, 3, 2));  // Hq not a multiple of Hk
 
   const std::int64_t slots[3] = {0, 0, 7};
   const std::int64_t lens[3] = {40, 10, 40};  // bs 4, topk 4: nb 10 (ranked), 3 (trivial), inactive

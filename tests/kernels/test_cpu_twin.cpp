@@ -225,7 +225,8 @@ TEST_P(CpuTwinGraphEdits, RowsAndPackedMatchOracleAndEachOther) {
   EXPECT_TRUE(ixo::test::matches_oracle(c, e, packed, false, "cpu-packed " + GetParam().what));
   EXPECT_TRUE(ixo::test::bitwise_equal(rows, packed, c, "cpu-rows vs cpu-packed " + GetParam().what));
   for (int n : {1, 3})
-    EXPECT_TRUE(ixo::test::bitwise_equal(packed, run("cpu-packed", c, chunks(n)), c, "cpu-packed chunks " + std::to_string(n)));
+    EXPECT_TRUE(
+        ixo::test::bitwise_equal(packed, run("cpu-packed", c, chunks(n)), c, "cpu-packed chunks " + std::to_string(n)));
   // The plan packs exactly the whole groups sharing one slot id: fewer K loads than per row
   // whenever one group packs.
   RunOptions def;
@@ -236,7 +237,8 @@ TEST_P(CpuTwinGraphEdits, RowsAndPackedMatchOracleAndEachOther) {
   EXPECT_EQ(plan.batch, c.R / P + c.R % P);
   bool any_packs = false;
   for (std::int64_t g = 0; g < c.R / P; ++g)
-    any_packs = any_packs || ixo::common::group_packs(c.slot_ids.data(), g * P, static_cast<int>(P), static_cast<int>(P));
+    any_packs =
+        any_packs || ixo::common::group_packs(c.slot_ids.data(), g * P, static_cast<int>(P), static_cast<int>(P));
   if (any_packs) {
     EXPECT_LT(ixo::cpu::k_tokens_loaded(c, plan), ixo::cpu::k_tokens_loaded(c, ixo::cpu::plan_for(c, false, def)));
   }
@@ -250,13 +252,16 @@ TEST(CpuTwin, UngroupedRowsNote) {
   Case c = named("slots_explicit").make();  // 4 requests x 4 rows, P 4: every group packs
   EXPECT_EQ(ixo::ungrouped_rows_note(c), "");
   c.slot_ids[5] = c.slot_ids[0] == 9 ? 8 : 9;  // group 1 mixes slot ids
-  EXPECT_EQ(ixo::ungrouped_rows_note(c), "rows 4-7 (mixed slot ids) did not form a packed group of 4: 4 of 16 rows run per row");
+  EXPECT_EQ(ixo::ungrouped_rows_note(c),
+            "rows 4-7 (mixed slot ids) did not form a packed group of 4: 4 of 16 rows run per row");
   c.slot_ids[9] = c.slot_ids[5];  // group 2 too: one range
   c.cfg.packed_queries = 4;
-  EXPECT_EQ(ixo::ungrouped_rows_note(c), "rows 4-11 (mixed slot ids) did not form a packed group of 4: 8 of 16 rows run per row");
-  c.cfg.packed_queries = 5;  // groups 0-4 (mixes requests 0, 1), 5-9, 10-14; row 15 alone
   EXPECT_EQ(ixo::ungrouped_rows_note(c),
-            "rows 0-14 (mixed slot ids), 15 (partial group) did not form a packed group of 5: 16 of 16 rows run per row");
+            "rows 4-11 (mixed slot ids) did not form a packed group of 4: 8 of 16 rows run per row");
+  c.cfg.packed_queries = 5;  // groups 0-4 (mixes requests 0, 1), 5-9, 10-14; row 15 alone
+  EXPECT_EQ(
+      ixo::ungrouped_rows_note(c),
+      "rows 0-14 (mixed slot ids), 15 (partial group) did not form a packed group of 5: 16 of 16 rows run per row");
   Case tail = named("slots_explicit").make();
   tail.cfg.packed_queries = 3;  // groups 0-2 (request 0), 3-5, 6-8 (straddle), 9-11, 12-14; row 15 alone
   EXPECT_EQ(ixo::ungrouped_rows_note(tail),
@@ -264,7 +269,7 @@ TEST(CpuTwin, UngroupedRowsNote) {
   c.cfg.packed_queries = 1;
   EXPECT_EQ(ixo::ungrouped_rows_note(c), "");
   EXPECT_EQ(ixo::ungrouped_rows_note(graph_edits()[0].c), "");  // length-0 rows: the grouping holds
-  Case wide = named("gqa_8_1_p4").make();  // 4 x 8 = 32 tile rows
+  Case wide = named("gqa_8_1_p4").make();                       // 4 x 8 = 32 tile rows
   EXPECT_EQ(ixo::ungrouped_rows_note(wide),
             "packed_queries 4 x Hq/Hk 8 = 32 tile rows exceed one 16-row tile: every row runs per row");
   Case lone = named("slots_explicit").make();
@@ -273,7 +278,8 @@ TEST(CpuTwin, UngroupedRowsNote) {
   const std::vector<std::uint16_t> q0(lone.q.begin(), lone.q.begin() + lone.Hq * lone.D);
   lone.q.insert(lone.q.end(), q0.begin(), q0.end());
   ++lone.R;
-  EXPECT_EQ(ixo::ungrouped_rows_note(lone), "row 16 (partial group) did not form a packed group of 4: 1 of 17 rows run per row");
+  EXPECT_EQ(ixo::ungrouped_rows_note(lone),
+            "row 16 (partial group) did not form a packed group of 4: 1 of 17 rows run per row");
 }
 
 // A case small enough to compute by hand (no oracle, no generator): one request of two
@@ -350,7 +356,8 @@ TEST(CpuTwin, HandComputedGraphBatch) {
   float poison;
   const std::uint32_t pb = ixo::kScorePoisonBits;
   std::memcpy(&poison, &pb, 4);
-  const std::vector<float> want_scores = {48.0f * m, 64.0f * m, 48.0f * m, 112.0f * m, 112.0f * m, 8.0f * m, poison, poison};
+  const std::vector<float> want_scores = {48.0f * m,  64.0f * m, 48.0f * m, 112.0f * m,
+                                          112.0f * m, 8.0f * m,  poison,    poison};
   const std::vector<std::int32_t> want_ids = {1, 1, 0, -1};
   for (int P : {1, 2, 3, 4, 5}) {
     c.cfg.packed_queries = P;

@@ -91,7 +91,8 @@ TEST_F(FailureReport, ABitwiseMismatchNamesTheFirstDifferingCellAndItsPlace) {
   ASSERT_FALSE(r);
   const std::int64_t hr = static_cast<std::int64_t>(at) / c.NB();
   std::ostringstream cell;
-  cell << "first score difference: [head " << hr / c.R << ", row " << hr % c.R << ", block " << static_cast<std::int64_t>(at) % c.NB() << "]";
+  cell << "first score difference: [head " << hr / c.R << ", row " << hr % c.R << ", block "
+       << static_cast<std::int64_t>(at) % c.NB() << "]";
   EXPECT_NE(std::string(r.message()).find(cell.str()), std::string::npos) << r.message();
   EXPECT_NE(std::string(r.message()).find("first: CTA x"), std::string::npos) << r.message();
 }

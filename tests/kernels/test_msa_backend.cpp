@@ -43,10 +43,18 @@ std::vector<float> value_set(int kind, int n, std::mt19937_64& g) {
   std::uniform_real_distribution<double> u100(-100, 100), u1e20(-1e20, 1e20), jit(-0.49, 0.49);
   std::normal_distribution<double> n7(0, 7);
   switch (kind) {
-    case 0: for (auto& x : v) x = static_cast<float>(u100(g)); break;
-    case 1: std::fill(v.begin(), v.end(), 1.5f); break;
-    case 2: for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i % 4 < 2 ? 3.0f : 2.0f; break;
-    case 3: for (auto& x : v) x = static_cast<float>(u1e20(g)); break;
+    case 0:
+      for (auto& x : v) x = static_cast<float>(u100(g));
+      break;
+    case 1:
+      std::fill(v.begin(), v.end(), 1.5f);
+      break;
+    case 2:
+      for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i % 4 < 2 ? 3.0f : 2.0f;
+      break;
+    case 3:
+      for (auto& x : v) x = static_cast<float>(u1e20(g));
+      break;
     case 4: {  // linspace over [-50, 50] in steps of the quantization step, +-0.49 step jitter
       const double step = 100.0 / 65534.0;
       for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<float>(50.0 - (i + jit(g)) * step);
@@ -54,7 +62,9 @@ std::vector<float> value_set(int kind, int n, std::mt19937_64& g) {
       std::shuffle(v.begin(), v.end(), g);
       break;
     }
-    default: for (auto& x : v) x = static_cast<float>(n7(g)); break;
+    default:
+      for (auto& x : v) x = static_cast<float>(n7(g));
+      break;
   }
   return v;
 }
@@ -71,7 +81,8 @@ TEST(QuantizedSelectorSweep, KernelFormulasEqualTheReDerivationBitForBit) {
         std::vector<std::int32_t> cand(static_cast<std::size_t>(n));
         std::iota(cand.begin(), cand.end(), 0);
         const int take = std::min(15, n);
-        ASSERT_EQ(kernel_select(s, take), quantized_select(s.data(), cand, take)) << "width " << n << " value set " << kind;
+        ASSERT_EQ(kernel_select(s, take), quantized_select(s.data(), cand, take))
+            << "width " << n << " value set " << kind;
       }
   EXPECT_EQ(rows, 12 * 6 * 3);
 }
@@ -113,8 +124,8 @@ TEST(MsaPresets, LengthsSitOnPageBoundariesAndPagesAreShared) {
   const Case c = generate(preset("msa-lengths"), 1);
   std::vector<std::int64_t> lens(c.seq_lens.begin(), c.seq_lens.end());
   std::sort(lens.begin(), lens.end());
-  const std::vector<std::int64_t> want = {2175, 2176, 2177, 2178, 2183, 2184, 4095, 4096, 4096, 4097, 4097, 4098,
-                                          4103, 4104, 8191, 8192, 8193, 8194, 16383, 16384, 16385, 16386};
+  const std::vector<std::int64_t> want = {2175, 2176, 2177, 2178, 2183, 2184, 4095, 4096,  4096,  4097,  4097,
+                                          4098, 4103, 4104, 8191, 8192, 8193, 8194, 16383, 16384, 16385, 16386};
   for (std::int64_t L : want) EXPECT_NE(std::find(lens.begin(), lens.end(), L), lens.end()) << L;
   EXPECT_EQ(c.cfg.page_size, 128);
   ASSERT_FALSE(c.page_table.empty());
@@ -151,7 +162,7 @@ TEST(CpuMsa, EachPlantedSelectorBugFails) {
       {mutants::msa_local_page_from_length, "structure"},  // slot 15 not n - 1
       {mutants::msa_bucket_off_by_one, "selector"},        // the replay on its own scores
       {mutants::msa_ties_higher_id, "selector"},
-      {mutants::msa_range_over_forced, ""},                // hi/lo over the forced tail: ids or selector
+      {mutants::msa_range_over_forced, ""},  // hi/lo over the forced tail: ids or selector
   };
   for (const auto& [id, tier] : bugs) {
     RunOptions run;

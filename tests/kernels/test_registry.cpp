@@ -55,7 +55,8 @@ TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
     EXPECT_EQ(t.packed, d.packed) << n;
     EXPECT_TRUE(t.in_tree && b->in_tree()) << n << ": registry backends are ours";
     EXPECT_TRUE(t.family == "cpu" || t.family == "cuda") << n << ": " << t.family;
-    EXPECT_TRUE(t.mutant_scope == "native" || t.mutant_scope == "cp" || t.mutant_scope == "msa") << n << ": " << t.mutant_scope;
+    EXPECT_TRUE(t.mutant_scope == "native" || t.mutant_scope == "cp" || t.mutant_scope == "msa")
+        << n << ": " << t.mutant_scope;
     if (t.bitwise_twin.empty()) continue;
     // A twin is another registry backend of the same family and catalogue part.
     ASSERT_NE(std::find(names.begin(), names.end(), t.bitwise_twin), names.end()) << n << " -> " << t.bitwise_twin;

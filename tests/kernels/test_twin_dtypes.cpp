@@ -96,11 +96,19 @@ std::vector<NamedCase> dtype_cases() {
       out.push_back({std::string(d.name) + "_" + what, s, seed, exact});
     };
     add("gaussian", ixo::GenSpec{}.rows(3, 4).heads(4, 1, 128).blocks(64, 8, 1, 1).up_to(1500), 1, false);
-    add("Hk2_gqa_lse", ixo::GenSpec{}.rows(2, 3).heads(4, 2, 64).blocks(32, 6, 0, 2).up_to(900).score(ixo::ScoreType::lse), 2, false);
-    add("exact", ixo::GenSpec{}.rows(2, 4).heads(2, 1, 64).blocks(16, 4, 0, 1).lengths({150, 97}).with(ixo::Values::exact), 3, true);
-    add("exact_Hk2", ixo::GenSpec{}.rows(2, 2).heads(4, 2, 64).blocks(16, 3, 1, 1).lengths({120, 61}).with(ixo::Values::exact), 4, true);
-    add("near_tie", ixo::GenSpec{}.rows(2, 4).heads(2, 2, 64).blocks(16, 5, 0, 1).up_to(400).with(ixo::Values::near_tie), 5, false);
-    add("ladder_pack3", ixo::GenSpec{}.rows(3, 3).heads(1, 1, 128).blocks(16, 4, 0, 0).up_to(300).with(ixo::Values::ladder).pack(4), 6, false);
+    add("Hk2_gqa_lse",
+        ixo::GenSpec{}.rows(2, 3).heads(4, 2, 64).blocks(32, 6, 0, 2).up_to(900).score(ixo::ScoreType::lse), 2, false);
+    add("exact",
+        ixo::GenSpec{}.rows(2, 4).heads(2, 1, 64).blocks(16, 4, 0, 1).lengths({150, 97}).with(ixo::Values::exact), 3,
+        true);
+    add("exact_Hk2",
+        ixo::GenSpec{}.rows(2, 2).heads(4, 2, 64).blocks(16, 3, 1, 1).lengths({120, 61}).with(ixo::Values::exact), 4,
+        true);
+    add("near_tie",
+        ixo::GenSpec{}.rows(2, 4).heads(2, 2, 64).blocks(16, 5, 0, 1).up_to(400).with(ixo::Values::near_tie), 5, false);
+    add("ladder_pack3",
+        ixo::GenSpec{}.rows(3, 3).heads(1, 1, 128).blocks(16, 4, 0, 0).up_to(300).with(ixo::Values::ladder).pack(4), 6,
+        false);
     ixo::GenSpec sp = ixo::GenSpec{}.rows(2, 2).heads(2, 1, 64).blocks(32, 4, 0, 1).up_to(500);
     sp.fp8_specials = true;
     sp.fp8_nonfinite = true;

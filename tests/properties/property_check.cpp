@@ -26,8 +26,8 @@ void check(const std::string& suite, const std::string& name, int budget, std::f
     const auto seed = rc::detail::configuration().testParams.seed;
     FAIL() << r.message << "\nreproduce string: " << r.reproduce << "\nreplay: RC_PARAMS=\"reproduce=" << r.reproduce
            << "\" " << self_path() << " --gtest_filter=" << suite << "." << name << "\n"
-           << "rerun the whole seed: RC_PARAMS=\"seed=" << seed << "\" " << self_path() << " --gtest_filter=" << suite << "."
-           << name << "\n";
+           << "rerun the whole seed: RC_PARAMS=\"seed=" << seed << "\" " << self_path() << " --gtest_filter=" << suite
+           << "." << name << "\n";
   } else if (r.status == PropertyResult::Status::gave_up) {
     FAIL() << r.message;
   }

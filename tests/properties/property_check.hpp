@@ -16,7 +16,7 @@ void check(const std::string& suite, const std::string& name, int budget, std::f
 
 }  // namespace ixo::prop
 
-#define IXO_PROP(Suite, Name, Budget)                                                                  \
-  static void ixo_prop_body_##Suite##_##Name();                                                        \
+#define IXO_PROP(Suite, Name, Budget)                                                               \
+  static void ixo_prop_body_##Suite##_##Name();                                                     \
   TEST(Suite, Name) { ::ixo::prop::check(#Suite, #Name, Budget, &ixo_prop_body_##Suite##_##Name); } \
   static void ixo_prop_body_##Suite##_##Name()

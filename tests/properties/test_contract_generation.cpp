@@ -112,7 +112,8 @@ TEST(ContractGeneration, ShapesKeepCompileTimeTuplesToN) {
   k.shapes.reset();
   const auto free = gen::spec(k);
   for (int i = 0; i < 300; ++i) {
-    const gen::ShapeKey key = gen::shape_key(free(rc::Random(static_cast<std::uint64_t>(i) + 5), i % 100).value(), Packing::full_groups);
+    const gen::ShapeKey key =
+        gen::shape_key(free(rc::Random(static_cast<std::uint64_t>(i) + 5), i % 100).value(), Packing::full_groups);
     unlimited.insert({key.block_size, key.D, key.Hq, key.Hk, key.topk, key.pack, static_cast<int>(key.k_dtype),
                       static_cast<int>(key.score_type)});
   }

@@ -80,7 +80,8 @@ std::vector<Case> cases() {
       {"ExactValuesGiveExactIds", k_by_row_index, on(p::exact_values_give_exact_ids, "cpu-rows")},
       {"NearTiesStayWithinTau", k_scale_ignored, on(p::near_ties_stay_within_tau, "cpu-rows")},
       {"ChunkingChangesNothing", chunk_last_block_dropped, on(p::chunking_changes_nothing, "cpu-rows")},
-      {"PaddingAndInactiveRowsDisturbNothing", inactive_row_reads_k, on(p::padding_and_inactive_rows_disturb_nothing, "cpu-rows")},
+      {"PaddingAndInactiveRowsDisturbNothing", inactive_row_reads_k,
+       on(p::padding_and_inactive_rows_disturb_nothing, "cpu-rows")},
       {"RelabelingSlotsChangesNothing", k_by_row_index, on(p::relabeling_slots_changes_nothing, "cpu-rows")},
       {"PackedEqualsRowsBitwise", group_nb_for_rows,
        [](const ixo::RunOptions& o) { p::packed_equals_rows(backend("cpu-rows"), backend("cpu-packed"), o); }},
@@ -106,7 +107,8 @@ TEST_P(PropertyCatchesBug, FailsShrinksAndReplays) {
   const Outcome again = run(id, [&] { c.body(broken); }, {{id, o.reproduce}});
   ASSERT_TRUE(again.failed);
   EXPECT_EQ(again.counterexample, o.counterexample);
-  std::cout << c.property << " with mutant " << c.mutant << ": shrunk counterexample after " << o.shrinks << " shrinks:\n"
+  std::cout << c.property << " with mutant " << c.mutant << ": shrunk counterexample after " << o.shrinks
+            << " shrinks:\n"
             << o.counterexample;
 }
 

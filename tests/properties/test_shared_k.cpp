@@ -40,8 +40,8 @@ Counts count(const gen::Knobs& k, int n) {
       out.old_kind_shared += shared;  // the old distribution: never shared
     }
   }
-  std::printf("%d draws: %d share slots (%d of %d paged, %d with a shared prefix), %d private-slot draws\n", out.n, out.shared,
-              out.paged_shared, out.paged, out.prefix_shared, out.private_slots);
+  std::printf("%d draws: %d share slots (%d of %d paged, %d with a shared prefix), %d private-slot draws\n", out.n,
+              out.shared, out.paged_shared, out.paged, out.prefix_shared, out.private_slots);
   return out;
 }
 

@@ -11,13 +11,15 @@
 
 namespace ixo::test {
 
-inline void expect_load_error(const std::string& dir, const std::string& field, const std::vector<std::string>& needles) {
+inline void expect_load_error(const std::string& dir, const std::string& field,
+                              const std::vector<std::string>& needles) {
   try {
     ixo::load_case(dir);
     FAIL() << "no error; expected one for " << field;
   } catch (const ixo::InputError& e) {
     EXPECT_EQ(e.field(), field) << e.what();
-    for (const auto& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what() << " lacks " << n;
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what() << " lacks " << n;
   }
 }
 

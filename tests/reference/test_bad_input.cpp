@@ -217,7 +217,6 @@ TEST_F(BadInput, ObservedScoresWithTheWrongDtype) {
   }
 }
 
-
 // Issue 10: a key given twice is an error naming the key (the JSON library keeps the last).
 TEST_F(BadInput, DuplicateKeyInCaseJson) {
   write_json(json_plus("topk", "3"));
@@ -308,7 +307,9 @@ TEST(ValidateSlots, ABadSlotReadOnlyByTheLongerRowOfASharedTableRowIsNamedWithTh
   const std::int64_t b = ixo::table_row(c, 0);
   ASSERT_GE(b, 0);
   for (std::int64_t r = 2; r < c.R; ++r) c.seq_lens[r] = 0;  // only rows 0 and 1 read
-  auto slot = [&](std::int64_t t) -> std::int32_t& { return c.req_to_token[static_cast<std::size_t>(b * c.width + t)]; };
+  auto slot = [&](std::int64_t t) -> std::int32_t& {
+    return c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
+  };
   slot(0) = static_cast<std::int32_t>(-c.S);
   slot(4) = static_cast<std::int32_t>(c.S - 1);
   slot(9) = static_cast<std::int32_t>(c.S);  // past both rows: never read

@@ -57,7 +57,8 @@ TEST_F(CaseMemory, OwnedLoadHoldsKOnce) {
     EXPECT_EQ(l.k_cache, c.k_cache);
   });
   EXPECT_GE(peak, kbytes);
-  EXPECT_LT(peak, kbytes + kbytes / 2) << "load_case held K more than once (peak " << peak << " bytes, K " << kbytes << ")";
+  EXPECT_LT(peak, kbytes + kbytes / 2) << "load_case held K more than once (peak " << peak << " bytes, K " << kbytes
+                                       << ")";
 }
 
 TEST_F(CaseMemory, MappedLoadCopiesNoK) {

@@ -109,7 +109,8 @@ TEST(Contract, RefusesInactiveRowsAliasesAndNonFiniteInputs) {
 TEST(Contract, ANegativeTokenAliasIsNamedWithItsCellAndValue) {
   Config cfg;
   cfg.block_size = 2, cfg.topk = 1, cfg.init_blocks = 0, cfg.local_blocks = 0;
-  const Case c = test::literal_case(cfg, 1, 1, 2, {1, 0}, std::vector<float>(8 * 2, 0.5f), {{0, 1, 2, 3}, {4, 5, -3, 7}}, {1}, {4});
+  const Case c = test::literal_case(cfg, 1, 1, 2, {1, 0}, std::vector<float>(8 * 2, 0.5f),
+                                    {{0, 1, 2, 3}, {4, 5, -3, 7}}, {1}, {4});
   Contract k;
   k.negative_aliases = false;
   const auto why = k.refuses(c);
@@ -154,7 +155,13 @@ TEST(Contract, JsonRoundTripsEveryNamedContractAndRefusesUnknownKeys) {
 // inactive rows) or refusing what it silently accepts (Hk > 1, lse, NaN codes).
 TEST(Contract, SglangTritonDecodeIsWhatItsCodeDocuments) {
   const Contract c = named_contract("sglang-triton-decode");
-  GenSpec s = GenSpec{}.rows(2, 4).heads(4, 2, 128).blocks(64, 16, 0, 0).lengths({300, 900}).k(KDtype::e5m2).score(ScoreType::lse);
+  GenSpec s = GenSpec{}
+                  .rows(2, 4)
+                  .heads(4, 2, 128)
+                  .blocks(64, 16, 0, 0)
+                  .lengths({300, 900})
+                  .k(KDtype::e5m2)
+                  .score(ScoreType::lse);
   EXPECT_FALSE(c.refuses(generate(s, 1)));
   GenSpec t = s;
   t.cfg.topk = 128;
@@ -219,11 +226,11 @@ TEST(VerdictSemantics, NanBlocksRankWhereTheContractSays) {
   highest.nan_blocks = NanRank::highest;
   unspecified.nan_blocks = NanRank::unspecified;
   const std::vector<double> s = {5, kNaN, 3, 4, 1};
-  EXPECT_TRUE(Row(s, 2, {0, 3}).pass(lowest));        // NaN lowest: the two best finite
+  EXPECT_TRUE(Row(s, 2, {0, 3}).pass(lowest));  // NaN lowest: the two best finite
   EXPECT_FALSE(Row(s, 2, {0, 1}).pass(lowest));
-  EXPECT_TRUE(Row(s, 2, {0, 1}).pass(highest));       // NaN first, like torch.topk
+  EXPECT_TRUE(Row(s, 2, {0, 1}).pass(highest));  // NaN first, like torch.topk
   EXPECT_FALSE(Row(s, 2, {0, 3}).pass(highest));
-  EXPECT_TRUE(Row(s, 2, {0, 1}).pass(unspecified));   // NaN taken or not ...
+  EXPECT_TRUE(Row(s, 2, {0, 1}).pass(unspecified));  // NaN taken or not ...
   EXPECT_TRUE(Row(s, 2, {0, 3}).pass(unspecified));
   EXPECT_FALSE(Row(s, 2, {1, 3}).pass(unspecified));  // ... the rest must still be the best
   EXPECT_FALSE(Row(s, 2, {0, 2}).pass(unspecified));
@@ -253,7 +260,7 @@ TEST(VerdictSemantics, ScoreDescendingOrder) {
   desc.order = IdOrder::score_descending;
   const std::vector<double> s = {1, 9, 3, 7, 5};
   EXPECT_TRUE(Row(s, 3, {1, 3, 4}).pass(asc));
-  EXPECT_TRUE(Row(s, 3, {1, 3, 4}).pass(desc));  // 9, 7, 5 is descending
+  EXPECT_TRUE(Row(s, 3, {1, 3, 4}).pass(desc));   // 9, 7, 5 is descending
   EXPECT_FALSE(Row(s, 3, {4, 3, 1}).pass(desc));  // ascending scores
   EXPECT_FALSE(Row(s, 3, {3, 1, 4}).pass(asc));   // not ascending ids
   EXPECT_FALSE(Row(s, 3, {1, 3, 2}).pass(desc));  // wrong set

@@ -16,7 +16,9 @@
 
 namespace {
 
-bool same_value(float a, float b) { return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)); }
+bool same_value(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
 
 TEST(Decode, Bf16AllCodesAreTheUpperHalfOfAFloat) {
   for (std::uint32_t c = 0; c < 65536; ++c) {
@@ -61,7 +63,8 @@ TEST(Decode, CudaFp8Comparison) { GTEST_SKIP() << "cuda_fp8.h not present: compa
 // Independent formulas: value = (-1)^s * 2^(e - bias) * (1 + m / 2^M), subnormal at e = 0.
 double formula(int c, int E, int M, int bias) {
   const int s = c >> 7, e = (c >> M) & ((1 << E) - 1), m = c & ((1 << M) - 1);
-  const double mag = e == 0 ? std::ldexp(m / std::ldexp(1.0, M), 1 - bias) : std::ldexp(1 + m / std::ldexp(1.0, M), e - bias);
+  const double mag =
+      e == 0 ? std::ldexp(m / std::ldexp(1.0, M), 1 - bias) : std::ldexp(1 + m / std::ldexp(1.0, M), e - bias);
   return s ? -mag : mag;
 }
 
@@ -123,7 +126,8 @@ TEST(Decode, Fp8FastEncoderEqualsTheExhaustiveDefinition) {
   for (auto t : {ixo::KDtype::e4m3fn, ixo::KDtype::e4m3fnuz, ixo::KDtype::e5m2}) {
     std::vector<float> vals;
     for (int c = 0; c < 256; ++c)
-      if (std::isfinite(ixo::fp8_to_float(static_cast<std::uint8_t>(c), t))) vals.push_back(ixo::fp8_to_float(static_cast<std::uint8_t>(c), t));
+      if (std::isfinite(ixo::fp8_to_float(static_cast<std::uint8_t>(c), t)))
+        vals.push_back(ixo::fp8_to_float(static_cast<std::uint8_t>(c), t));
     std::sort(vals.begin(), vals.end());
     for (std::size_t i = 0; i < vals.size(); ++i) {
       std::vector<float> around{vals[i]};
@@ -144,7 +148,8 @@ TEST(Decode, Fp8FastEncoderEqualsTheExhaustiveDefinition) {
     std::memcpy(&f, &state, 4);
     xs.push_back(f);
   }
-  for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e30f, -1e30f, 448.0f, 464.0f, -480.0f, 57344.0f, 61440.0f})
+  for (float x :
+       {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e30f, -1e30f, 448.0f, 464.0f, -480.0f, 57344.0f, 61440.0f})
     xs.push_back(x);
   int mismatches = 0;
   for (auto t : {ixo::KDtype::e4m3fn, ixo::KDtype::e4m3fnuz, ixo::KDtype::e5m2})
@@ -169,13 +174,14 @@ TEST(Decode, UnknownDtypeNamesTheField) {
 // The generator's special-code pools (fp8_specials) sort each code by its decoded value:
 // subnormal iff 0 < |v| < the smallest normal 2^(1 - bias), never by the code's low bits.
 TEST(Decode, Fp8KindSortsEveryCodeByItsDecodedValue) {
-  for (const auto& [t, min_normal] : {std::pair{ixo::KDtype::e4m3fn, 0x1p-6f}, std::pair{ixo::KDtype::e4m3fnuz, 0x1p-7f},
-                                      std::pair{ixo::KDtype::e5m2, 0x1p-14f}}) {
+  for (const auto& [t, min_normal] :
+       {std::pair{ixo::KDtype::e4m3fn, 0x1p-6f}, std::pair{ixo::KDtype::e4m3fnuz, 0x1p-7f},
+        std::pair{ixo::KDtype::e5m2, 0x1p-14f}}) {
     int subnormals = 0;
     for (int code = 0; code < 256; ++code) {
       const float v = ixo::fp8_table(t)[code];
-      const ixo::Fp8Kind want = !std::isfinite(v) ? ixo::Fp8Kind::nonfinite
-                                : v == 0.0f       ? ixo::Fp8Kind::zero
+      const ixo::Fp8Kind want = !std::isfinite(v)           ? ixo::Fp8Kind::nonfinite
+                                : v == 0.0f                 ? ixo::Fp8Kind::zero
                                 : std::fabs(v) < min_normal ? ixo::Fp8Kind::subnormal
                                                             : ixo::Fp8Kind::normal;
       EXPECT_EQ(static_cast<int>(ixo::fp8_kind(static_cast<std::uint8_t>(code), t)), static_cast<int>(want))

@@ -21,7 +21,8 @@ std::vector<double> normals(std::uint32_t seed) {
 }
 
 double fraction_below(const std::vector<double>& v, double x) {
-  return static_cast<double>(std::count_if(v.begin(), v.end(), [x](double y) { return y < x; })) / static_cast<double>(v.size());
+  return static_cast<double>(std::count_if(v.begin(), v.end(), [x](double y) { return y < x; })) /
+         static_cast<double>(v.size());
 }
 
 // Bug caught: a wrong quantile (erfc without the sqrt 2, a knot table not mirrored) or a

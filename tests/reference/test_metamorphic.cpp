@@ -47,7 +47,8 @@ TEST(Metamorphic, TokensPastTheLengthAreNeverRead) {
     std::vector<std::int64_t> used(static_cast<std::size_t>(c.rows), 0);
     for (std::int64_t r = 0; r < c.R; ++r)
       if (ixo::table_row(c, r) >= 0)
-        used[static_cast<std::size_t>(ixo::table_row(c, r))] = std::max(used[static_cast<std::size_t>(ixo::table_row(c, r))], c.seq_lens[r]);
+        used[static_cast<std::size_t>(ixo::table_row(c, r))] =
+            std::max(used[static_cast<std::size_t>(ixo::table_row(c, r))], c.seq_lens[r]);
     const std::int64_t big = d.S;
     d.S += 1;
     const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * ixo::element_bytes(c.cfg.k_dtype));
@@ -91,8 +92,10 @@ TEST(Metamorphic, PaddingAndInactiveRowsDoNotDisturbRealRows) {
         EXPECT_EQ(a.topk_idx[(h * a.R + r) * a.topk + k], b.topk_idx[(h * b.R + r) * b.topk + k]);
       for (std::int64_t blk = 0; blk < a.NB; ++blk) EXPECT_EQ(a.score[a.at(h, r, blk)], b.score[b.at(h, r, blk)]);
     }
-  for (std::int64_t r = d.R - 2 * c.cfg.packed_queries; r < d.R; ++r) EXPECT_EQ(b.topk_idx[r * b.topk], -1);  // inactive
-  for (std::int64_t r = c.R; r < c.R + c.cfg.packed_queries; ++r) EXPECT_EQ(b.topk_idx[r * b.topk], 0);  // padding: block 0
+  for (std::int64_t r = d.R - 2 * c.cfg.packed_queries; r < d.R; ++r)
+    EXPECT_EQ(b.topk_idx[r * b.topk], -1);  // inactive
+  for (std::int64_t r = c.R; r < c.R + c.cfg.packed_queries; ++r)
+    EXPECT_EQ(b.topk_idx[r * b.topk], 0);  // padding: block 0
 }
 
 // relabel_slots moves each row with its table row: every token an active row reads holds the
@@ -105,8 +108,9 @@ TEST(Transform, RelabelingMovesEveryRowWithItsTableRow) {
     auto k_of = [&](const ixo::Case& x, std::int64_t r, std::int64_t t) {
       std::int64_t s = x.req_to_token[static_cast<std::size_t>(ixo::table_row(x, r) * x.width + t)];
       if (s < 0) s += x.S;
-      return std::vector<std::uint8_t>(x.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * row_bytes),
-                                       x.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s + 1) * row_bytes));
+      return std::vector<std::uint8_t>(
+          x.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * row_bytes),
+          x.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s + 1) * row_bytes));
     };
     for (std::int64_t r = 0; r < c.R; ++r) {
       ASSERT_EQ(ixo::table_row(c, r) >= 0, ixo::table_row(d, r) >= 0) << "row " << r;
@@ -143,7 +147,8 @@ TEST(ObservedArrays, ScoresNeedTheWidestRowsBlocksExactly) {
   const std::vector<std::int32_t> ids(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk), -1);
   ixo::ScoresArray ok{{c.Hq, c.R, need}, std::vector<float>(static_cast<std::size_t>(c.Hq * c.R * need), 0.0f)};
   EXPECT_NO_THROW(ixo::observed_from_arrays(c, shape, ids, &ok));
-  ixo::ScoresArray narrow{{c.Hq, c.R, need - 1}, std::vector<float>(static_cast<std::size_t>(c.Hq * c.R * (need - 1)), 0.0f)};
+  ixo::ScoresArray narrow{{c.Hq, c.R, need - 1},
+                          std::vector<float>(static_cast<std::size_t>(c.Hq * c.R * (need - 1)), 0.0f)};
   EXPECT_THROW(ixo::observed_from_arrays(c, shape, ids, &narrow), ixo::InputError);
 }
 

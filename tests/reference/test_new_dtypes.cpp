@@ -237,7 +237,9 @@ TEST(Fp8Q, CodeAbove255IsAnInputError) {
 
 struct Dir : ::testing::Test {
   std::string dir;
-  void SetUp() override { dir = (fs::temp_directory_path() / ("ixo-dt-" + std::to_string(std::random_device{}()))).string(); }
+  void SetUp() override {
+    dir = (fs::temp_directory_path() / ("ixo-dt-" + std::to_string(std::random_device{}()))).string();
+  }
   void TearDown() override { fs::remove_all(dir); }
   std::string path(const char* f) const { return (fs::path(dir) / f).string(); }
   void expect_error(const std::string& field, const std::string& needle) const {
@@ -353,7 +355,8 @@ TEST_F(Dir, Nvfp4HeadDimNotAMultipleOf16) {
   std::string j = ixo::config_to_json(c.cfg);
   j.replace(j.find("\"bf16\""), 6, "\"nvfp4\"");
   std::ofstream(path("case.json")) << j;
-  const std::vector<std::uint8_t> k(static_cast<std::size_t>(c.S * c.Hk * 12), 0x22), sc(static_cast<std::size_t>(c.S * c.Hk), 0x38);
+  const std::vector<std::uint8_t> k(static_cast<std::size_t>(c.S * c.Hk * 12), 0x22),
+      sc(static_cast<std::size_t>(c.S * c.Hk), 0x38);
   ixo::write_npy(path("k_cache.npy"), "|u1", {c.S, c.Hk, 12}, k.data(), k.size());
   ixo::write_npy(path("k_scales.npy"), "|u1", {c.S, c.Hk, 1}, sc.data(), sc.size());
   expect_error("D", "got 24");
@@ -371,7 +374,8 @@ TEST_F(Dir, Nvfp4KCacheNotPacked) {
 // ---- Generators and contract -------------------------------------------------------------
 
 TEST(NewDtypeGenerators, EveryValueFamilyValidates) {
-  for (auto v : {ixo::Values::gaussian, ixo::Values::exact, ixo::Values::near_tie, ixo::Values::ladder, ixo::Values::plateau})
+  for (auto v :
+       {ixo::Values::gaussian, ixo::Values::exact, ixo::Values::near_tie, ixo::Values::ladder, ixo::Values::plateau})
     for (auto [qd, kd] : {std::pair{KDtype::e4m3fn, KDtype::e4m3fn}, std::pair{KDtype::bf16, KDtype::nvfp4},
                           std::pair{KDtype::e4m3fn, KDtype::nvfp4}}) {
       ixo::GenSpec s = new_dtype_spec(qd, kd);
@@ -405,7 +409,8 @@ TEST(NewDtypeGenerators, SpecialCodesReachEveryElementOfARow) {
     for (std::int64_t d = 0; d < c.D; ++d)
       if (ixo::fp8_kind(c.k_cache[static_cast<std::size_t>(row * c.D + d)], c.cfg.k_dtype) == ixo::Fp8Kind::nonfinite)
         ++seen[static_cast<std::size_t>(d)];
-  for (std::int64_t d = 0; d < c.D; ++d) EXPECT_GT(seen[static_cast<std::size_t>(d)], 0) << "element " << d << " of " << c.S * c.Hk << " rows";
+  for (std::int64_t d = 0; d < c.D; ++d)
+    EXPECT_GT(seen[static_cast<std::size_t>(d)], 0) << "element " << d << " of " << c.S * c.Hk << " rows";
 }
 
 // The selector sweep (msa-sweep, bf16 K): q is 1 on elements 0..2 and 0 elsewhere, K lives
@@ -419,30 +424,36 @@ TEST(NewDtypeGenerators, SelectorSweepLayoutAndEveryValueSetOnce) {
     const std::uint16_t one = ixo::float_to_q(1.0f, c.cfg.q_dtype);
     for (std::int64_t i = 0; i < c.R * c.Hq; ++i)
       for (std::int64_t d = 0; d < c.D; ++d)
-        ASSERT_EQ(c.q[static_cast<std::size_t>(i * c.D + d)], d < 3 ? one : 0) << "seed " << seed << " q row " << i << " element " << d;
+        ASSERT_EQ(c.q[static_cast<std::size_t>(i * c.D + d)], d < 3 ? one : 0)
+            << "seed " << seed << " q row " << i << " element " << d;
     const std::size_t row_bytes = static_cast<std::size_t>(c.Hk * c.D * 2);
     for (std::int64_t slot = 0; slot < c.S; ++slot)
       for (std::int64_t h = 0; h < c.Hk; ++h)
         for (std::int64_t d = 3; d < c.D; ++d)
           for (int byte = 0; byte < 2; ++byte)
-            ASSERT_EQ(c.k_cache[static_cast<std::size_t>(slot) * row_bytes + static_cast<std::size_t>((h * c.D + d) * 2 + byte)], 0)
+            ASSERT_EQ(c.k_cache[static_cast<std::size_t>(slot) * row_bytes +
+                                static_cast<std::size_t>((h * c.D + d) * 2 + byte)],
+                      0)
                 << "seed " << seed << " slot " << slot << " element " << d;
     std::vector<std::int64_t> read(static_cast<std::size_t>(c.rows), 0);
     for (std::int64_t r = 0; r < c.R; ++r)
       if (ixo::table_row(c, r) >= 0)
-        read[static_cast<std::size_t>(ixo::table_row(c, r))] = std::max(read[static_cast<std::size_t>(ixo::table_row(c, r))], c.seq_lens[r]);
+        read[static_cast<std::size_t>(ixo::table_row(c, r))] =
+            std::max(read[static_cast<std::size_t>(ixo::table_row(c, r))], c.seq_lens[r]);
     bool constant_row = false;
     for (std::int64_t b = 0; b < c.rows && !constant_row; ++b) {
       if (read[static_cast<std::size_t>(b)] < 2) continue;
       auto k_row = [&](std::int64_t t) {
         std::int64_t s = c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
         if (s < 0) s += c.S;
-        return std::vector<std::uint8_t>(c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * row_bytes),
-                                         c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s + 1) * row_bytes));
+        return std::vector<std::uint8_t>(
+            c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * row_bytes),
+            c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s + 1) * row_bytes));
       };
       const auto first = k_row(0);
       constant_row = true;
-      for (std::int64_t t = 1; t < read[static_cast<std::size_t>(b)] && constant_row; ++t) constant_row = k_row(t) == first;
+      for (std::int64_t t = 1; t < read[static_cast<std::size_t>(b)] && constant_row; ++t)
+        constant_row = k_row(t) == first;
     }
     EXPECT_TRUE(constant_row) << "seed " << seed << ": no request took value set 1 (every block 1.5)";
   }

@@ -264,7 +264,8 @@ void with_fifo_unblocker(const std::string& fifo, F&& f) {
       ::close(fd);
     }
   } while (fut.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready);
-  EXPECT_FALSE(opened_by_reader) << "the loader opened the FIFO " << fifo << " (reading it blocks until a writer comes)";
+  EXPECT_FALSE(opened_by_reader) << "the loader opened the FIFO " << fifo
+                                 << " (reading it blocks until a writer comes)";
   fut.get();
 }
 

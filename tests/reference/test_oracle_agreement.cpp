@@ -14,7 +14,8 @@ namespace {
 
 void expect_identical(const ixo::Expected& a, const ixo::Expected& b, const std::string& what) {
   ASSERT_EQ(a.score.size(), b.score.size()) << what;
-  EXPECT_EQ(std::memcmp(a.score.data(), b.score.data(), a.score.size() * sizeof(double)), 0) << what << ": scores differ";
+  EXPECT_EQ(std::memcmp(a.score.data(), b.score.data(), a.score.size() * sizeof(double)), 0)
+      << what << ": scores differ";
   EXPECT_EQ(std::memcmp(a.tau.data(), b.tau.data(), a.tau.size() * sizeof(double)), 0) << what << ": tau differs";
   EXPECT_EQ(a.topk_idx, b.topk_idx) << what << ": ids differ";
   EXPECT_EQ(a.forced, b.forced) << what;
@@ -31,8 +32,9 @@ TEST_P(PresetAgreement, NaiveEqualsFast) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetAgreement,
-                         ::testing::Values("tiny", "verify", "km-slots", "fp8-e4m3fn", "fp8-e4m3fnuz", "e5m2-lse", "gqa",
-                                           "padding", "local0", "exact", "near-tie", "topk-above-nb", "forced-overlap"),
+                         ::testing::Values("tiny", "verify", "km-slots", "fp8-e4m3fn", "fp8-e4m3fnuz", "e5m2-lse",
+                                           "gqa", "padding", "local0", "exact", "near-tie", "topk-above-nb",
+                                           "forced-overlap"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& ch : n)

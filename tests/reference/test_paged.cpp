@@ -35,7 +35,9 @@ ixo::GenSpec msa_spec(ixo::PageTable kind, int page_size) {
 std::vector<std::int32_t> table_row_of(const ixo::Case& c, std::int64_t b) {
   return {c.page_table.begin() + b * c.max_pages, c.page_table.begin() + (b + 1) * c.max_pages};
 }
-std::int32_t slot_at(const ixo::Case& c, std::int64_t b, std::int64_t t) { return c.req_to_token[static_cast<std::size_t>(b * c.width + t)]; }
+std::int32_t slot_at(const ixo::Case& c, std::int64_t b, std::int64_t t) {
+  return c.req_to_token[static_cast<std::size_t>(b * c.width + t)];
+}
 
 TEST(Paged, DerivedTableOfAHandWrittenCase) {
   ixo::Case c;
@@ -112,7 +114,8 @@ TEST(Paged, RandomTablesSharePagesAcrossRequests) {
 }
 
 TEST(Paged, CaseFilesRoundTripThePageTable) {
-  const std::string dir = (fs::temp_directory_path() / ("ixo-paged-" + std::to_string(std::random_device{}()))).string();
+  const std::string dir =
+      (fs::temp_directory_path() / ("ixo-paged-" + std::to_string(std::random_device{}()))).string();
   for (auto kind : {ixo::PageTable::random, ixo::PageTable::interval, ixo::PageTable::reverse}) {
     ixo::GenSpec s = ixo::preset("tiny");
     s.cfg.page_size = 16;
@@ -182,13 +185,16 @@ TEST_F(BadPages, RowsDisagreeWithReqToToken) {
 
 TEST_F(BadPages, WidthDisagreesWithPages) {
   std::vector<std::int32_t> t3;
-  for (std::int64_t b = 0; b < c.rows; ++b) t3.insert(t3.end(), c.page_table.begin() + b * 4, c.page_table.begin() + b * 4 + 3);
+  for (std::int64_t b = 0; b < c.rows; ++b)
+    t3.insert(t3.end(), c.page_table.begin() + b * 4, c.page_table.begin() + b * 4 + 3);
   write_table(t3, {c.rows, 3});
   expect_error("req_to_token", {"width 64", "3 x 16"});
 }
 
 TEST_F(BadPages, SlotsNotAMultipleOfThePageSize) {
-  std::vector<std::uint8_t> k(c.k_cache.begin(), c.k_cache.end() - static_cast<std::ptrdiff_t>(c.k_cache.size() / static_cast<std::size_t>(c.S)));
+  std::vector<std::uint8_t> k(
+      c.k_cache.begin(),
+      c.k_cache.end() - static_cast<std::ptrdiff_t>(c.k_cache.size() / static_cast<std::size_t>(c.S)));
   ixo::write_npy(path("k_cache.npy"), "<u2", {c.S - 1, c.Hk, c.D}, k.data(), k.size());
   expect_error("k_cache", {"S = 111", "page_size 16"});
 }
@@ -224,7 +230,8 @@ ixo::Case private_pages(const ixo::Case& c) {
     for (std::int64_t p = 0; p < c.max_pages; ++p) {
       const std::int64_t from = c.page_table[static_cast<std::size_t>(b * c.max_pages + p)], to = b * c.max_pages + p;
       d.page_table[static_cast<std::size_t>(to)] = static_cast<std::int32_t>(to);
-      std::memcpy(&d.k_cache[static_cast<std::size_t>(to * ps) * slot_bytes], &c.k_cache[static_cast<std::size_t>(from * ps) * slot_bytes],
+      std::memcpy(&d.k_cache[static_cast<std::size_t>(to * ps) * slot_bytes],
+                  &c.k_cache[static_cast<std::size_t>(from * ps) * slot_bytes],
                   static_cast<std::size_t>(ps) * slot_bytes);
     }
   ixo::derive_req_to_token(d);
@@ -242,7 +249,8 @@ ixo::Case private_slots(const ixo::Case& c) {
     if (s < 0) s += c.S;
     if (s < 0 || s >= c.S) s = 0;  // never read
     d.req_to_token[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i);
-    std::memcpy(&d.k_cache[static_cast<std::size_t>(i) * slot_bytes], &c.k_cache[static_cast<std::size_t>(s) * slot_bytes], slot_bytes);
+    std::memcpy(&d.k_cache[static_cast<std::size_t>(i) * slot_bytes],
+                &c.k_cache[static_cast<std::size_t>(s) * slot_bytes], slot_bytes);
   }
   return d;
 }

@@ -73,7 +73,8 @@ TEST(QuantizedSelect, AllEqualScoresGiveTheLowestIds) {
   const QuantizedRange r = quantized_range(s.data(), cand);
   EXPECT_EQ(r.scale, 0.0f);
   EXPECT_EQ(quantized_bucket(3.25f, r), 1u);
-  EXPECT_EQ(quantized_select(s.data(), cand, 15), (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}));
+  EXPECT_EQ(quantized_select(s.data(), cand, 15),
+            (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}));
 }
 
 // ---- The ranked verdict on a hand-built row ------------------------------------------
@@ -187,7 +188,7 @@ TEST(RankedVerdict, KernelScoresAreReplayedThroughTheSelectorBitExactly) {
   x.o.NB = 18;
   x.o.scores.assign(18, 0.0f);
   for (int b = 0; b < 17; ++b) x.o.scores[b] = static_cast<float>(x.e.score[b] / std::numbers::log2e);  // natural units
-  x.o.scores[17] = NAN;  // never written (the local column)
+  x.o.scores[17] = NAN;                            // never written (the local column)
   for (int b = 0; b < 17; ++b) x.e.tau[b] = 0.02;  // the fp32 rounding of the natural-unit scores
   {
     const Verdict v = judge(x.c, x.e, x.o, msa());

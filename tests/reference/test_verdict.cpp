@@ -271,7 +271,8 @@ TEST_F(Fixture, BitwiseComparisonSeesOneBit) {
   std::memcpy(&o.scores[static_cast<std::size_t>(e.at(0, r, 0))], &u, 4);
   const auto v = ixo::compare_bitwise(good, o);
   ASSERT_FALSE(v.pass);
-  EXPECT_NE(v.summary().find("score bits differ at [head 0, row " + std::to_string(r) + ", block 0]"), std::string::npos)
+  EXPECT_NE(v.summary().find("score bits differ at [head 0, row " + std::to_string(r) + ", block 0]"),
+            std::string::npos)
       << v.summary();
   auto p = good;
   p.topk_idx[0] = 99;
@@ -397,8 +398,10 @@ TEST_F(Fixture, AnIdsFailureReportsItsMarginBeyondTau) {
   double hi = -INFINITY, lo = INFINITY;
   for (std::int32_t b = 0; b < e.nb[r]; ++b) {
     const double s = e.score[e.at(0, r, b)], t = e.tau[e.at(0, r, b)];
-    if (std::find(p, p + e.topk, b) != p + e.topk) lo = std::min(lo, s + t);
-    else hi = std::max(hi, s - t);
+    if (std::find(p, p + e.topk, b) != p + e.topk)
+      lo = std::min(lo, s + t);
+    else
+      hi = std::max(hi, s - t);
   }
   EXPECT_GT(e.score[e.at(0, r, dropped)], e.score[e.at(0, r, weakest)]);
   EXPECT_DOUBLE_EQ(f.margin, hi - lo);

@@ -35,7 +35,8 @@ TEST(PropertyRunner, AnExceptionsDescriptionNeverStartsWithANewline) {
 }
 
 TEST(PropertyRunner, AOneLineExceptionMessageIsShown) {
-  const auto r = ixo::run_property("throws-one-line", 3, 1, [] { throw std::runtime_error("kernel launch failed: 700"); });
+  const auto r =
+      ixo::run_property("throws-one-line", 3, 1, [] { throw std::runtime_error("kernel launch failed: 700"); });
   ASSERT_EQ(r.status, ixo::PropertyResult::Status::failed);
   EXPECT_NE(r.description.find("kernel launch failed: 700"), std::string::npos) << r.description;
   EXPECT_EQ(r.description.find("(no message)"), std::string::npos) << r.description;

@@ -32,7 +32,7 @@ TEST(StopScope, ElapsedSecondsIsTheTimeSinceTheScopeBegan) {
   }
   const double outer = std::chrono::duration<double>(Clock::now() - before).count();
   EXPECT_GE(elapsed, 0.0);
-  EXPECT_LE(elapsed, outer);  // inside the interval the test itself measured around the scope
+  EXPECT_LE(elapsed, outer);                     // inside the interval the test itself measured around the scope
   EXPECT_EQ(ixo::stop::elapsed_seconds(), 0.0);  // no scope: 0
 }
 

@@ -27,9 +27,17 @@ namespace {
 nlohmann::json verdict_json(const Verdict& v) {
   nlohmann::json fails = nlohmann::json::array();
   for (const auto& f : v.details)
-    fails.push_back({{"tier", f.tier}, {"head", f.head}, {"row", f.row}, {"block", f.block}, {"expected", f.expected},
-                     {"observed", f.observed}, {"missing", f.missing}, {"extra", f.extra}, {"margin", f.margin},
-                     {"tau", f.tau}, {"message", f.message}});
+    fails.push_back({{"tier", f.tier},
+                     {"head", f.head},
+                     {"row", f.row},
+                     {"block", f.block},
+                     {"expected", f.expected},
+                     {"observed", f.observed},
+                     {"missing", f.missing},
+                     {"extra", f.extra},
+                     {"margin", f.margin},
+                     {"tau", f.tau},
+                     {"message", f.message}});
   return {{"pass", v.pass},         {"rows_checked", v.rows_checked}, {"tie_swaps", v.tie_swaps},
           {"failures", v.failures}, {"reports", v.reports},           {"details", fails}};
 }
@@ -68,7 +76,8 @@ void plot_failing_rows(const Args& a) {
 // One note line when some rows of the batch do not form packed groups (not an error).
 void print_packing_note(const Args& a, const Case& c) {
   const std::string note = ungrouped_rows_note(c);
-  if (!note.empty() && !a.json) fmt::print("note: {} (packed kernels only; every row is judged by its own semantics)\n", note);
+  if (!note.empty() && !a.json)
+    fmt::print("note: {} (packed kernels only; every row is judged by its own semantics)\n", note);
 }
 
 // The contract a command judges under: --contract, else CASE/contract.json (written with a
@@ -161,9 +170,10 @@ void write_coverage(const coverage::Tally& t, const FuzzResult& r, const std::st
   if (json_path.empty()) return;
   nlohmann::json share = nlohmann::json::object();
   for (const auto& row : t.rows())
-    if (row.reachable) share[row.name] = row.cases ? static_cast<double>(row.hit) / static_cast<double>(row.cases) : 0.0;
-  const nlohmann::json j = {{"coverage", t.counts()}, {"share", share},     {"never_hit", never},
-                            {"cases", t.cases()},     {"runs", r.runs},     {"failures", r.failures}};
+    if (row.reachable)
+      share[row.name] = row.cases ? static_cast<double>(row.hit) / static_cast<double>(row.cases) : 0.0;
+  const nlohmann::json j = {{"coverage", t.counts()}, {"share", share}, {"never_hit", never},
+                            {"cases", t.cases()},     {"runs", r.runs}, {"failures", r.failures}};
   std::ofstream f(json_path);
   if (!(f << j.dump(2) << "\n")) throw InputError("--json", "cannot write " + json_path);
 }
@@ -173,8 +183,8 @@ void write_coverage(const coverage::Tally& t, const FuzzResult& r, const std::st
 int gen(const std::string& preset_name, std::uint64_t seed, const std::string& out) {
   const Case c = generate(preset(preset_name), seed);
   save_case(c, out);
-  fmt::print("wrote case '{}' seed {} to {}: R={} Hq={} Hk={} D={} S={} table [{}x{}] k_dtype={}\n", preset_name, seed, out, c.R,
-             c.Hq, c.Hk, c.D, c.S, c.rows, c.width, to_string(c.cfg.k_dtype));
+  fmt::print("wrote case '{}' seed {} to {}: R={} Hq={} Hk={} D={} S={} table [{}x{}] k_dtype={}\n", preset_name, seed,
+             out, c.R, c.Hq, c.Hk, c.D, c.S, c.rows, c.width, to_string(c.cfg.k_dtype));
   return 0;
 }
 
@@ -182,7 +192,8 @@ int ref(const std::string& dir, std::string out) {
   const Case c = load_case_mapped(dir);  // K mapped, never copied: the oracle only reads it
   if (out.empty()) out = dir;
   save_observed(expected_as_observed(oracle(c)), out);
-  fmt::print("wrote {}/topk_idx.npy [{},{},{}] and {}/scores.npy [{},{},{}]\n", out, c.Hq, c.R, c.cfg.topk, out, c.Hq, c.R, c.NB());
+  fmt::print("wrote {}/topk_idx.npy [{},{},{}] and {}/scores.npy [{},{},{}]\n", out, c.Hq, c.R, c.cfg.topk, out, c.Hq,
+             c.R, c.NB());
   return 0;
 }
 
@@ -203,10 +214,13 @@ int run(const Args& a) {
 
 int check(const Args& a) {
   if (!a.case_dir.empty()) {
-    refuse(a, {"--failures-only", "--no-properties", "--no-groups", "--no-fixtures", "--property-cases", "--property", "--seed", "--out"},
+    refuse(a,
+           {"--failures-only", "--no-properties", "--no-groups", "--no-fixtures", "--property-cases", "--property",
+            "--seed", "--out"},
            "is a flag of the suite (ixo check without a case directory)");
     if (!a.topk_file.empty()) {
-      refuse(a, {"--backend", "--exec-timeout"}, "judges files given by --topk; run a backend with ixo check CASE --backend B");
+      refuse(a, {"--backend", "--exec-timeout"},
+             "judges files given by --topk; run a backend with ixo check CASE --backend B");
       const Case c = load_case(a.case_dir);
       print_packing_note(a, c);
       const Observed o = load_observed(c, a.topk_file, a.scores_file);
@@ -217,13 +231,16 @@ int check(const Args& a) {
       JudgeOptions opt = judge_options_under(contract);
       opt.exact_ids = a.exact;
       const Verdict v = judge(c, oracle(c), o, opt);
-      if (a.json) std::cout << verdict_json(v).dump(2) << "\n";
-      else fmt::print("{}\n", v.summary());
+      if (a.json)
+        std::cout << verdict_json(v).dump(2) << "\n";
+      else
+        fmt::print("{}\n", v.summary());
       if (!v.pass && !a.plot_dir.empty()) plot_failing_rows(a);
       return v.pass ? 0 : 1;
     }
     refuse(a, {"--scores", "--plot"}, "needs --topk");
-    if (a.backends.empty()) throw InputError("--topk", "is required with a case directory (or --backend B to run a backend on it)");
+    if (a.backends.empty())
+      throw InputError("--topk", "is required with a case directory (or --backend B to run a backend on it)");
     return check_case_with_backends(a);
   }
   refuse(a, {"--topk", "--scores", "--exact", "--plot"}, "needs a case directory: ixo check CASE_DIR --topk FILE");
@@ -246,8 +263,10 @@ int check(const Args& a) {
   opt.fixtures = !a.no_fixtures;
   opt.contract = contract_of(a);
   const SuiteResult r = run_suite(pointers_of(backends), opt);
-  if (a.json) std::cout << r.json().dump(2) << "\n";
-  else fmt::print("{}", r.table(a.failures_only));
+  if (a.json)
+    std::cout << r.json().dump(2) << "\n";
+  else
+    fmt::print("{}", r.table(a.failures_only));
   return exit_code(r.outcome());
 }
 
@@ -290,8 +309,9 @@ int list() {
 int error_exit(bool json, int code, const std::string& kind, const std::string& message, const std::string& field) {
   fmt::print(stderr, "ixo: {}: {}\n", code == 2 ? "error" : "internal error", message);
   if (json)
-    std::cout << nlohmann::json{{"error", {{"exit", code}, {"kind", kind}, {"field", field}, {"message", message}}}}.dump(2)
-              << "\n";
+    std::cout
+        << nlohmann::json{{"error", {{"exit", code}, {"kind", kind}, {"field", field}, {"message", message}}}}.dump(2)
+        << "\n";
   return code;
 }
 

@@ -15,7 +15,8 @@ struct Args {
   std::string out, case_dir, topk_file, scores_file, backend, plot_dir, shard = "0/1", fuzz_json, contract;
   std::vector<std::string> backends;
   BackendOptions backend_opt;
-  bool json = false, exact = false, failures_only = false, no_properties = false, no_groups = false, no_fixtures = false;
+  bool json = false, exact = false, failures_only = false, no_properties = false, no_groups = false,
+       no_fixtures = false;
   SuiteOptions suite;
   FuzzOptions fuzz;
   std::function<bool(const char*)> given;  // was this flag given on the command line?

@@ -29,7 +29,8 @@ Observed run_backend(Backend& b, const Case& c, const RunOptions& opt) {
 
 int diff(const Args& a, int chunks, int mutant) {
   if (a.backends.size() != 2)
-    throw InputError("--backend", fmt::format("diff takes exactly two (--backend A --backend B), got {}", a.backends.size()));
+    throw InputError("--backend",
+                     fmt::format("diff takes exactly two (--backend A --backend B), got {}", a.backends.size()));
   if (chunks < 0) throw InputError("--chunks", fmt::format("must be >= 0 (0: the plan's), got {}", chunks));
   if (mutant != 0) {
 #if !defined(IXO_ENABLE_MUTANTS)
@@ -37,7 +38,8 @@ int diff(const Args& a, int chunks, int mutant) {
 #endif
     bool known = false;
     for (const auto& m : mutants::catalogue) known = known || m.id == mutant;
-    if (!known) throw InputError("--mutant", fmt::format("{} is not a catalogue mutant id (ixo mutate lists them)", mutant));
+    if (!known)
+      throw InputError("--mutant", fmt::format("{} is not a catalogue mutant id (ixo mutate lists them)", mutant));
   }
   const Case c = load_case(a.case_dir);
   auto ba = make_backend(a.backends[0], a.backend_opt);

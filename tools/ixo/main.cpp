@@ -89,21 +89,29 @@ int main(int argc, char** argv) {
   check->add_option("case", a.case_dir, "case directory (omit for the whole suite)");
   check->add_option("--topk", a.topk_file, "topk_idx.npy of the implementation under test (with a case directory)");
   check->add_option("--scores", a.scores_file, "scores.npy of the implementation under test (optional)");
-  check->add_flag("--exact", a.exact, "tier 3: ids must equal the oracle's exactly (tie-free inputs; with a case directory)");
-  add_backends(check, a.backends, "backends to run (with a case directory: judge them on it; without: the suite over them)");
+  check->add_flag("--exact", a.exact,
+                  "tier 3: ids must equal the oracle's exactly (tie-free inputs; with a case directory)");
+  add_backends(check, a.backends,
+               "backends to run (with a case directory: judge them on it; without: the suite over them)");
   check->add_option("--exec-timeout", a.backend_opt.exec_timeout_s, "seconds an exec: backend may take per case");
   check->add_flag("--json", a.json, "machine-readable output");
-  check->add_option("--plot", a.plot_dir, "with --topk: write DIR/failing_rows.png when the check fails (needs the Python package)");
+  check->add_option("--plot", a.plot_dir,
+                    "with --topk: write DIR/failing_rows.png when the check fails (needs the Python package)");
   check->add_flag("--failures-only", a.failures_only, "suite: print only failing rows");
   check->add_flag("--no-properties", a.no_properties, "suite: skip the property rows");
   check->add_flag("--no-groups", a.no_groups, "suite: skip the preset case groups");
   check->add_flag("--no-fixtures", a.no_fixtures, "suite: skip the fixtures");
-  check->add_option("--property", a.suite.only_properties, "suite: run only this property (repeatable; names as in the table without prop:)")
+  check
+      ->add_option("--property", a.suite.only_properties,
+                   "suite: run only this property (repeatable; names as in the table without prop:)")
       ->allow_extra_args(false);
   check->add_option("--property-cases", a.suite.property_cases, "suite: cases per property and backend");
   check->add_option("--seed", suite_seed, "suite: property seed (>= 0)")->check(kSeed);
-  check->add_option("--contract", a.contract, "judge inside this contract: a name (spec, sglang-triton-decode, ixo-native, ixo-cp) or a JSON file (docs/contracts.md)");
-  check->add_option("--out", a.suite.out_dir, "suite: where shrunk property failures are written (default: a temp folder)");
+  check->add_option("--contract", a.contract,
+                    "judge inside this contract: a name (spec, sglang-triton-decode, ixo-native, ixo-cp) or a JSON "
+                    "file (docs/contracts.md)");
+  check->add_option("--out", a.suite.out_dir,
+                    "suite: where shrunk property failures are written (default: a temp folder)");
 
   a.fuzz.out_dir = IXO_REGRESSIONS_DIR;
   auto* fuzz = app.add_subcommand("fuzz", "random seeds under a time budget; failing cases are shrunk and saved");
@@ -111,17 +119,24 @@ int main(int argc, char** argv) {
   add_backends(fuzz, a.backends, "backend(s) to fuzz (default: all available)");
   fuzz->add_option("--exec-timeout", a.backend_opt.exec_timeout_s, "seconds an exec: backend may take per case");
   fuzz->add_option("--seed", fuzz_seed, "first seed (>= 0)")->check(kSeed);
-  fuzz->add_option("--contract", a.contract, "draw and judge inside this contract: a name or a JSON file (default: each backend's own)");
-  fuzz->add_option("--shapes", a.fuzz.shapes, "keep compile-time parameters (block size, D, heads, topk, dtype, score, pack) to N tuples (JIT kernels; 0: unlimited)");
+  fuzz->add_option("--contract", a.contract,
+                   "draw and judge inside this contract: a name or a JSON file (default: each backend's own)");
+  fuzz->add_option("--shapes", a.fuzz.shapes,
+                   "keep compile-time parameters (block size, D, heads, topk, dtype, score, pack) to N tuples (JIT "
+                   "kernels; 0: unlimited)");
   fuzz->add_option("--shard", a.shard, "i/n: this process takes seeds seed+i, seed+i+n, ...");
   fuzz->add_option("--cases", a.fuzz.cases_per_seed, "cases per seed");
   fuzz->add_option("--preset", a.fuzz.presets, "draw only from these presets (repeatable)")->allow_extra_args(false);
   fuzz->add_option("--out", a.fuzz.out_dir, "where shrunk failing cases are written");
-  fuzz->add_option("--max-failures", a.fuzz.max_failures, "stop after this many failures (default 0: use the whole budget)");
-  fuzz->add_flag("--coverage", a.fuzz.coverage, "print the boundary conditions the judged cases hit (condition, cases, share)");
-  fuzz->add_option("--json", a.fuzz_json, "write {\"coverage\": {condition: count}, ...} to this file (implies --coverage)");
+  fuzz->add_option("--max-failures", a.fuzz.max_failures,
+                   "stop after this many failures (default 0: use the whole budget)");
+  fuzz->add_flag("--coverage", a.fuzz.coverage,
+                 "print the boundary conditions the judged cases hit (condition, cases, share)");
+  fuzz->add_option("--json", a.fuzz_json,
+                   "write {\"coverage\": {condition: count}, ...} to this file (implies --coverage)");
   fuzz->add_option("--seeds", a.fuzz.max_seeds, "stop after this many seeds (a fixed run; --seconds still caps it)");
-  fuzz->add_option("--mutant", a.fuzz.mutant, "run with a catalogued kernel bug (test builds; shows what a failure looks like)");
+  fuzz->add_option("--mutant", a.fuzz.mutant,
+                   "run with a catalogued kernel bug (test builds; shows what a failure looks like)");
 
   ixo::MutateOptions mut_opt;
   auto* mutate = app.add_subcommand("mutate", "mutation campaign: every catalogued kernel bug must be killed");
@@ -132,8 +147,9 @@ int main(int argc, char** argv) {
   mutate->add_flag("--no-mutants", mut_opt.no_mutants, "only the unmutated run");
 
   int diff_chunks = 0, diff_mutant = 0;
-  auto* diff = app.add_subcommand("diff", "two backends on one case, bit for bit: the first differing ids and score cell, "
-                                          "with the CTA, program, tile row and KV chunk that computed it");
+  auto* diff = app.add_subcommand("diff",
+                                  "two backends on one case, bit for bit: the first differing ids and score cell, "
+                                  "with the CTA, program, tile row and KV chunk that computed it");
   diff->add_option("case", a.case_dir, "case directory")->required();
   add_backends(diff, a.backends, "the two backends to compare (--backend A --backend B)");
   diff->add_option("--chunks", diff_chunks, "force the score kernels' KV chunk count on both (0: the plan's)");
@@ -169,7 +185,8 @@ int main(int argc, char** argv) {
     if (*diff) return ixo::cli::diff(a, diff_chunks, diff_mutant);
     if (*mutate) {
       for (const auto& b : mut_opt.backends)
-        if (b.rfind("exec:", 0) == 0) throw ixo::InputError("--backend", "mutate injects bugs into our own kernels; '" + b + "' is not one");
+        if (b.rfind("exec:", 0) == 0)
+          throw ixo::InputError("--backend", "mutate injects bugs into our own kernels; '" + b + "' is not one");
       return ixo::run_mutate(mut_opt);
     }
     return ixo::cli::list();

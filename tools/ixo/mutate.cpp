@@ -76,7 +76,8 @@ std::vector<NamedCheck> make_checks(int property_cases) {
   std::vector<NamedCheck> checks;
   // Canonical fixtures first (cheap, targeted), the long one last among them.
   auto files = list_fixtures();
-  std::stable_partition(files.begin(), files.end(), [](const FixtureFile& f) { return f.name.find("long") == std::string::npos; });
+  std::stable_partition(files.begin(), files.end(),
+                        [](const FixtureFile& f) { return f.name.find("long") == std::string::npos; });
   for (const auto& f : files)
     checks.push_back({"fixture:" + f.name, [f](Selected& s, const RunOptions& o) {
                         const Fixture fx = load_fixture(f);
@@ -98,8 +99,9 @@ std::vector<NamedCheck> make_checks(int property_cases) {
       {"RepeatRunsIdentical", &props::repeat_runs_identical},
   };
   for (const auto& [name, body] : props)
-    checks.push_back({std::string("property:") + name, [name = std::string(name), body, property_cases](Selected& s, const RunOptions& o)
-                                                           -> std::optional<std::string> {
+    checks.push_back({std::string("property:") + name,
+                      [name = std::string(name), body, property_cases](
+                          Selected& s, const RunOptions& o) -> std::optional<std::string> {
                         for (auto& b : s.all) {
                           props::set_contract(std::make_shared<const Contract>(named_contract(b->traits().contract)));
                           auto f = property("mutate/" + name + "/" + b->name(), property_cases, [&] { body(*b, o); });
@@ -108,7 +110,8 @@ std::vector<NamedCheck> make_checks(int property_cases) {
                         }
                         return std::nullopt;
                       }});
-  checks.push_back({"property:PackedEqualsRowsBitwise", [property_cases](Selected& s, const RunOptions& o) -> std::optional<std::string> {
+  checks.push_back({"property:PackedEqualsRowsBitwise",
+                    [property_cases](Selected& s, const RunOptions& o) -> std::optional<std::string> {
                       for (auto [rows, packed] : s.pairs)
                         if (auto f = property("mutate/packed/" + packed->name(), property_cases,
                                               [&] { props::packed_equals_rows(*rows, *packed, o); }))
@@ -126,13 +129,13 @@ bool reaches(const mutants::Info& m, const Selected& s) {
   for (const auto& b : s.all) {
     const BackendTraits& t = b->traits();
     const bool native = t.mutant_scope == "native";
-    if (where == "msa" ? t.mutant_scope == "msa"
-        : where == "cp" ? t.mutant_scope == "cp"
+    if (where == "msa"      ? t.mutant_scope == "msa"
+        : where == "cp"     ? t.mutant_scope == "cp"
         : where == "cp-gpu" ? t.mutant_scope == "cp" && t.family == "cuda"
         : where == "packed" ? native && t.packed
-        : where == "cpu" ? native && t.family == "cpu"
-        : where == "gpu" ? native && t.family == "cuda"
-        : native)  // common, topk: every native backend (cpu-msa: only its "msa" selector mutants)
+        : where == "cpu"    ? native && t.family == "cpu"
+        : where == "gpu"    ? native && t.family == "cuda"
+                            : native)  // common, topk: every native backend (cpu-msa: only its "msa" selector mutants)
       return true;
   }
   return false;
@@ -161,7 +164,8 @@ int run_mutate(const MutateOptions& o) {
   if (s.all.empty()) throw InputError("backend", "no selected backend can run here");
   for (auto& p : s.all)  // (twin, backend) pairs whose twin was selected too
     for (auto& r : s.all)
-      if (!p->traits().bitwise_twin.empty() && r->name() == p->traits().bitwise_twin) s.pairs.emplace_back(r.get(), p.get());
+      if (!p->traits().bitwise_twin.empty() && r->name() == p->traits().bitwise_twin)
+        s.pairs.emplace_back(r.get(), p.get());
   const auto checks = make_checks(o.property_cases);
 
   // 1. Unmutated: a kill means something only if the killing check passes without the mutant.
@@ -189,7 +193,8 @@ int run_mutate(const MutateOptions& o) {
         fmt::print("{}\n", baseline_failure);
         return 1;
       }
-    fmt::print("unmutated: {} checks pass over {} backends in {:.1f} s\n", checks.size(), s.all.size(), seconds_since(t0));
+    fmt::print("unmutated: {} checks pass over {} backends in {:.1f} s\n", checks.size(), s.all.size(),
+               seconds_since(t0));
     return 0;
   }
 
@@ -202,13 +207,12 @@ int run_mutate(const MutateOptions& o) {
   fmt::print("\n{:>3} {:<28} {:<8} {:<8} {:<34} {:>7}\n", "id", "mutant", "where", "result", "killed by", "seconds");
   for (const auto& m : mutants::catalogue) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), m.id) == o.only.end()) continue;
-    nlohmann::json row{{"id", m.id}, {"key", m.key}, {"description", m.bug}, {"where", m.where}, {"input", m.input},
-                       {"expected_killer", m.killer}};
+    nlohmann::json row{{"id", m.id},       {"key", m.key},     {"description", m.bug},
+                       {"where", m.where}, {"input", m.input}, {"expected_killer", m.killer}};
     if (!reaches(m, s)) {
       row["killed"] = nullptr;
-      row["killed_by"] = std::string(m.where) == "gpu-test"
-                             ? std::string("not run here: named GPU test, ") + m.killer
-                             : "not run: no selected backend contains it";
+      row["killed_by"] = std::string(m.where) == "gpu-test" ? std::string("not run here: named GPU test, ") + m.killer
+                                                            : "not run: no selected backend contains it";
       fmt::print("{:>3} {:<28} {:<8} {:<8}\n", m.id, m.key, m.where, "not run");
       out["mutants"].push_back(row);
       continue;

@@ -32,13 +32,13 @@
 namespace {
 
 // Check a CUDA (CK) or NCCL (NK) call; on failure print it with this rank and return 1.
-#define IXO_RANK_CHECK(type, ok, to_string, x)                                    \
-  do {                                                                            \
-    const type e_ = (x);                                                          \
-    if (e_ != ok) {                                                               \
-      std::fprintf(stderr, "rank %d: %s: %s\n", g_rank, #x, to_string(e_));      \
-      return 1;                                                                   \
-    }                                                                             \
+#define IXO_RANK_CHECK(type, ok, to_string, x)                              \
+  do {                                                                      \
+    const type e_ = (x);                                                    \
+    if (e_ != ok) {                                                         \
+      std::fprintf(stderr, "rank %d: %s: %s\n", g_rank, #x, to_string(e_)); \
+      return 1;                                                             \
+    }                                                                       \
   } while (0)
 #define CK(x) IXO_RANK_CHECK(cudaError_t, cudaSuccess, cudaGetErrorString, x)
 #define NK(x) IXO_RANK_CHECK(ncclResult_t, ncclSuccess, ncclGetErrorString, x)
@@ -60,7 +60,8 @@ ixo::Case make_case(const std::string& name, int world) {
 template <class T>
 T* upload(const std::vector<T>& v) {
   T* p = nullptr;
-  if (cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(1, v.size()) * sizeof(T)) != cudaSuccess) return nullptr;
+  if (cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(1, v.size()) * sizeof(T)) != cudaSuccess)
+    return nullptr;
   if (!v.empty()) cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
   return p;
 }
@@ -96,7 +97,8 @@ int rank_main(int rank, int world, const ixo::Case& c, const std::string& name, 
   std::uint64_t* d_keys_g = alloc<std::uint64_t>(nkeys * world);
   std::int32_t* d_out = alloc<std::int32_t>(static_cast<std::size_t>(R) * a.topk);
   std::int32_t* d_out_all = alloc<std::int32_t>(static_cast<std::size_t>(world) * R * a.topk);
-  if (!d_qloc || !d_qg || !d_k || !d_r2t || !d_slot || !d_lens || !d_cells || !d_keys || !d_keys_g || !d_out || !d_out_all) {
+  if (!d_qloc || !d_qg || !d_k || !d_r2t || !d_slot || !d_lens || !d_cells || !d_keys || !d_keys_g || !d_out ||
+      !d_out_all) {
     std::fprintf(stderr, "rank %d: cudaMalloc failed\n", rank);
     return 1;
   }
@@ -157,11 +159,12 @@ int rank_main(int rank, int world, const ixo::Case& c, const std::string& name, 
       minus_one += got[i] < 0;
     }
     for (std::size_t i = 0; i < kg.size(); ++i) bad_keys += kg[i] != ks[i];
-    std::printf("case %s WORLD %d pack %d: R %lld NB %lld LOCAL %lld: ids %s (%zu ids, %lld differ, %lld are -1), "
-                "gathered keys %s (%lld differ)\n",
-                name.c_str(), world, pack, static_cast<long long>(R), static_cast<long long>(a.NB),
-                static_cast<long long>(LOCAL), bad_ids ? "DIFFER" : "EQUAL", got.size(), static_cast<long long>(bad_ids),
-                static_cast<long long>(minus_one), bad_keys ? "DIFFER" : "EQUAL", static_cast<long long>(bad_keys));
+    std::printf(
+        "case %s WORLD %d pack %d: R %lld NB %lld LOCAL %lld: ids %s (%zu ids, %lld differ, %lld are -1), "
+        "gathered keys %s (%lld differ)\n",
+        name.c_str(), world, pack, static_cast<long long>(R), static_cast<long long>(a.NB),
+        static_cast<long long>(LOCAL), bad_ids ? "DIFFER" : "EQUAL", got.size(), static_cast<long long>(bad_ids),
+        static_cast<long long>(minus_one), bad_keys ? "DIFFER" : "EQUAL", static_cast<long long>(bad_keys));
     status = (bad_ids || bad_keys) ? 1 : 0;
   }
 
@@ -189,11 +192,13 @@ int rank_main(int rank, int world, const ixo::Case& c, const std::string& name, 
       local_work();
       ixo::gpu::launch_cp_merge(a, d_keys_g, rank, 1, d_out, s);
     });
-    const double gather_q = timed([&] { ncclAllGather(d_qloc, d_qg, static_cast<std::size_t>(R * D) * 2, ncclUint8, comm, s); });
+    const double gather_q =
+        timed([&] { ncclAllGather(d_qloc, d_qg, static_cast<std::size_t>(R * D) * 2, ncclUint8, comm, s); });
     const double gather_k = timed([&] { ncclAllGather(d_keys, d_keys_g, nkeys * 8, ncclUint8, comm, s); });
-    std::printf("TIMING case %s WORLD %d pack %d rank %d: step %.1f us (score + candidates + merge %.1f us, "
-                "all-gather q %.1f us, all-gather keys %.1f us), median of %d\n",
-                name.c_str(), world, pack, rank, full, compute, gather_q, gather_k, reps);
+    std::printf(
+        "TIMING case %s WORLD %d pack %d rank %d: step %.1f us (score + candidates + merge %.1f us, "
+        "all-gather q %.1f us, all-gather keys %.1f us), median of %d\n",
+        name.c_str(), world, pack, rank, full, compute, gather_q, gather_k, reps);
   }
   std::fflush(stdout);
   ncclCommDestroy(comm);
@@ -223,10 +228,14 @@ int main(int argc, char** argv) {
   std::vector<int> packs = {4, 1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--world" && i + 1 < argc) world = std::atoi(argv[++i]);
-    else if (a == "--case" && i + 1 < argc) cases.push_back(argv[++i]);
-    else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (a == "--pack" && i + 1 < argc) packs = {std::atoi(argv[++i])};
+    if (a == "--world" && i + 1 < argc)
+      world = std::atoi(argv[++i]);
+    else if (a == "--case" && i + 1 < argc)
+      cases.push_back(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (a == "--pack" && i + 1 < argc)
+      packs = {std::atoi(argv[++i])};
     else {
       std::fprintf(stderr, "usage: %s [--world N] [--case NAME]... [--reps N] [--pack P]\n", argv[0]);
       return 1;

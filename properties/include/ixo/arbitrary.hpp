@@ -50,7 +50,7 @@ struct Knobs {
   // range, fp8 special codes in K. Wide init windows, topk 1 and the alias -S are always on.
   bool long_rows = true;
   bool big_scales = true;
-  bool fp8_specials = true;   // subnormal and +-0 codes
+  bool fp8_specials = true;  // subnormal and +-0 codes
   // NaN/Inf codes too (with fp8_specials): a NaN logit makes its block NaN, a +inf one +inf,
   // max and lse, in the oracle and the kernels alike (docs/semantics.md "Scores").
   bool fp8_nonfinite = true;

@@ -34,10 +34,10 @@ void forget_drawn();
 // b.run(c) inside a property: Unsupported discards the case (never a pass).
 Observed run(Backend& b, const Case& c, const RunOptions& opt);
 
-void matches_oracle(Backend& b, const RunOptions& opt);            // tiers 1-2 + poison
+void matches_oracle(Backend& b, const RunOptions& opt);               // tiers 1-2 + poison
 void exact_values_give_exact_ids(Backend& b, const RunOptions& opt);  // tier 3
 void near_ties_stay_within_tau(Backend& b, const RunOptions& opt);
-void chunking_changes_nothing(Backend& b, const RunOptions& opt);     // bitwise vs forced chunk counts
+void chunking_changes_nothing(Backend& b, const RunOptions& opt);  // bitwise vs forced chunk counts
 void padding_and_inactive_rows_disturb_nothing(Backend& b, const RunOptions& opt);
 void relabeling_slots_changes_nothing(Backend& b, const RunOptions& opt);
 void packed_equals_rows(Backend& rows, Backend& packed, const RunOptions& opt);  // bitwise

@@ -25,28 +25,28 @@ struct Config {
   double k_scale = 1.0;
   KDtype k_dtype = KDtype::bf16;
   KDtype q_dtype = KDtype::bf16;  // bf16 or e4m3fn (then Case::q holds codes in the low byte)
-  int packed_queries = 1;  // consecutive rows forming one request's verify group
-  int page_size = 1;       // tokens per K page (1: token slots); > 1 needs Case::page_table
+  int packed_queries = 1;         // consecutive rows forming one request's verify group
+  int page_size = 1;              // tokens per K page (1: token slots); > 1 needs Case::page_table
 };
 
 struct Case {
   Config cfg;
   // Shapes.
-  std::int64_t R = 0;       // query rows
-  std::int64_t Hq = 1;      // index-Q heads
-  std::int64_t Hk = 1;      // index-K heads
-  std::int64_t D = 128;     // head dim
-  std::int64_t S = 0;       // k_cache slots
-  std::int64_t rows = 0;    // req_to_token rows
-  std::int64_t width = 0;   // req_to_token columns
+  std::int64_t R = 0;      // query rows
+  std::int64_t Hq = 1;     // index-Q heads
+  std::int64_t Hk = 1;     // index-K heads
+  std::int64_t D = 128;    // head dim
+  std::int64_t S = 0;      // k_cache slots
+  std::int64_t rows = 0;   // req_to_token rows
+  std::int64_t width = 0;  // req_to_token columns
   // Tensors (row-major, C order).
-  std::vector<std::uint16_t> q;          // [R, Hq, D] bf16 bits, or e4m3fn codes (0..255) when q_dtype is e4m3fn
-  std::vector<std::uint8_t> k_cache;     // [S, Hk, D] raw little-endian elements (bf16: 2 bytes, fp8: 1);
-                                         // nvfp4: [S, Hk, D/2], two E2M1 codes a byte (low nibble = even element)
-  std::vector<std::uint8_t> k_scales;    // nvfp4 only: [S, Hk, D/16] e4m3fn codes, one per 16 elements; else empty
-  std::vector<std::int32_t> req_to_token;// [rows, width]
-  std::vector<std::int64_t> slot_ids;    // [R]
-  std::vector<std::int64_t> seq_lens;    // [R]
+  std::vector<std::uint16_t> q;            // [R, Hq, D] bf16 bits, or e4m3fn codes (0..255) when q_dtype is e4m3fn
+  std::vector<std::uint8_t> k_cache;       // [S, Hk, D] raw little-endian elements (bf16: 2 bytes, fp8: 1);
+                                           // nvfp4: [S, Hk, D/2], two E2M1 codes a byte (low nibble = even element)
+  std::vector<std::uint8_t> k_scales;      // nvfp4 only: [S, Hk, D/16] e4m3fn codes, one per 16 elements; else empty
+  std::vector<std::int32_t> req_to_token;  // [rows, width]
+  std::vector<std::int64_t> slot_ids;      // [R]
+  std::vector<std::int64_t> seq_lens;      // [R]
   // Paged K (docs/semantics.md "Paged K"): page_table [rows, max_pages] maps logical page p
   // of table row b to a physical page; cfg.page_size tokens a page. When present it is the
   // truth and req_to_token is derived from it (derive_req_to_token), so everything that
@@ -61,10 +61,11 @@ struct Case {
   std::shared_ptr<const std::uint8_t> k_mapped;
   std::size_t k_mapped_bytes = 0;
   std::span<const std::uint8_t> k_view() const {
-    return k_mapped ? std::span<const std::uint8_t>(k_mapped.get(), k_mapped_bytes) : std::span<const std::uint8_t>(k_cache);
+    return k_mapped ? std::span<const std::uint8_t>(k_mapped.get(), k_mapped_bytes)
+                    : std::span<const std::uint8_t>(k_cache);
   }
 
-  double effective_sm_scale() const;     // sm_scale (or D^-0.5)
+  double effective_sm_scale() const;  // sm_scale (or D^-0.5)
   // Block columns of the score buffer: ceil(width / block_size) (graph-constant maximum).
   std::int64_t NB() const;
 };

@@ -75,17 +75,17 @@ struct Contract {
   int topk_min = 1, topk_max = kMaxTopk;
   std::vector<std::pair<int, int>> heads;  // allowed (Hq, Hk) pairs; empty: any Hq multiple of Hk
   std::vector<KDtype> k_dtypes;
-  std::vector<int> page_sizes;             // K page sizes (1: token slots); empty: any
-  std::vector<KDtype> q_dtypes;            // bf16, e4m3fn; empty: any
+  std::vector<int> page_sizes;   // K page sizes (1: token slots); empty: any
+  std::vector<KDtype> q_dtypes;  // bf16, e4m3fn; empty: any
   std::vector<ScoreType> score_types;
-  int init_max = -1;                       // -1: any init_blocks
-  int local_min = 0, local_max = -1;       // local_max -1: any
-  std::int64_t max_rows = 0;               // 0: any R
-  std::int64_t max_length = 0;             // 0: any seq_len
+  int init_max = -1;                  // -1: any init_blocks
+  int local_min = 0, local_max = -1;  // local_max -1: any
+  std::int64_t max_rows = 0;          // 0: any R
+  std::int64_t max_length = 0;        // 0: any seq_len
   Packing packing = Packing::any_rows;
-  bool inactive_rows = true;               // rows of length 0 or with a slot id outside the table
-  bool negative_aliases = true;            // negative token slots / slot ids (wrapped by S)
-  bool nonfinite = true;                   // NaN/Inf fp8 codes in K or q (NaN nvfp4 scales, NaN/Inf bf16 bits in q or K)
+  bool inactive_rows = true;     // rows of length 0 or with a slot id outside the table
+  bool negative_aliases = true;  // negative token slots / slot ids (wrapped by S)
+  bool nonfinite = true;         // NaN/Inf fp8 codes in K or q (NaN nvfp4 scales, NaN/Inf bf16 bits in q or K)
   Semantics semantics;
 
   // Why case c lies outside the domain (the field and value named), or nothing.

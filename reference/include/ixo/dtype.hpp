@@ -57,7 +57,9 @@ float e2m1_to_float(std::uint8_t nibble);
 // e4m3fn value (ties to even), saturating to +-448; a NaN scale gives NaN. A 16 x 256 table
 // [e2m1 code][scale code], built once from float_to_fp8 of the exact product.
 const std::array<float, 16 * 256>& nvfp4_table();
-inline float nvfp4_to_float(std::uint8_t nibble, std::uint8_t scale_code) { return nvfp4_table()[nibble * 256u + scale_code]; }
+inline float nvfp4_to_float(std::uint8_t nibble, std::uint8_t scale_code) {
+  return nvfp4_table()[nibble * 256u + scale_code];
+}
 // Element e of a packed nvfp4 row: byte e/2, low nibble for even e, high nibble for odd e.
 inline std::uint8_t nvfp4_nibble(const std::uint8_t* row, std::int64_t e) {
   return static_cast<std::uint8_t>((row[e / 2] >> (4 * (e & 1))) & 0xF);

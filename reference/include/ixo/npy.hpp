@@ -11,11 +11,11 @@
 namespace ixo {
 
 struct NpyArray {
-  std::string descr;                 // e.g. "<u2", "|u1", "<i4", "<i8", "<f4"
+  std::string descr;  // e.g. "<u2", "|u1", "<i4", "<i8", "<f4"
   std::vector<std::int64_t> shape;
-  std::vector<std::uint8_t> data;    // raw little-endian bytes, C order
-  std::int64_t numel() const;        // throws InputError("npy") if the product overflows int64
-  int item_size() const;             // bytes per element; 0 when descr is not a plain dtype
+  std::vector<std::uint8_t> data;  // raw little-endian bytes, C order
+  std::int64_t numel() const;      // throws InputError("npy") if the product overflows int64
+  int item_size() const;           // bytes per element; 0 when descr is not a plain dtype
 };
 
 // A shape for messages: "[2,3,4]".

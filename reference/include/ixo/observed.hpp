@@ -10,7 +10,7 @@ struct Observed {
   std::vector<std::int32_t> topk_idx;  // [Hq, R, topk]
   bool has_scores = false;
   std::int64_t NB = 0;
-  std::vector<float> scores;           // [Hq, R, NB] when has_scores
+  std::vector<float> scores;  // [Hq, R, NB] when has_scores
 };
 
 // The bit pattern our own backends fill score buffers with before a launch; cells a

@@ -15,7 +15,7 @@ struct ScoresArray {
   std::vector<float> values;
 };
 
-Observed observed_from_arrays(const Case& c, const std::vector<std::int64_t>& topk_shape, std::vector<std::int32_t> topk,
-                              const ScoresArray* scores = nullptr);
+Observed observed_from_arrays(const Case& c, const std::vector<std::int64_t>& topk_shape,
+                              std::vector<std::int32_t> topk, const ScoresArray* scores = nullptr);
 
 }  // namespace ixo

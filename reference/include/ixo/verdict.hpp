@@ -14,11 +14,11 @@
 namespace ixo {
 
 struct JudgeOptions {
-  bool exact_ids = false;        // tier 3: ids must equal the oracle's (tie-free inputs)
-  bool check_scores = true;      // compare observed scores (if any) within tau
-  bool check_poison = false;     // tier 4: cells outside the written region keep the poison
+  bool exact_ids = false;     // tier 3: ids must equal the oracle's (tie-free inputs)
+  bool check_scores = true;   // compare observed scores (if any) within tau
+  bool check_poison = false;  // tier 4: cells outside the written region keep the poison
   std::uint32_t poison_bits = kScorePoisonBits;
-  int max_reports = 8;           // failures printed in full
+  int max_reports = 8;  // failures printed in full
   // The kernel's contract: its semantic options are judged exactly (NaN blocks, equal forced
   // scores, id order, score buffer); `contract` names it in the report ("" = the spec).
   Semantics semantics;
@@ -27,11 +27,11 @@ struct JudgeOptions {
 
 // One failure in structured form (the same facts as its report line).
 struct Failure {
-  std::string tier;                 // "structure", "ids", "exact ids", "scores", "poison", "bitwise", "kernel"
-  std::int64_t head = -1, row = -1, block = -1;  // -1 where it does not apply
+  std::string tier;  // "structure", "ids", "exact ids", "scores", "poison", "bitwise", "kernel"
+  std::int64_t head = -1, row = -1, block = -1;                  // -1 where it does not apply
   std::vector<std::int32_t> expected, observed, missing, extra;  // ids (tiers structure/ids/exact ids)
-  double margin = 0, tau = 0;       // ids: how far beyond tau; scores: error and tau
-  std::string message;              // the report line
+  double margin = 0, tau = 0;                                    // ids: how far beyond tau; scores: error and tau
+  std::string message;                                           // the report line
 };
 
 struct Verdict {

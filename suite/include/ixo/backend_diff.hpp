@@ -41,6 +41,7 @@ std::string failure_place(const Case& c, const BackendTraits& traits, const Verd
 // The report: identical, or the first differing ids and score cell, each with its values and
 // with the place of the differing cell in each backend's plan.
 std::string diff_report(const Case& c, const std::string& name_a, const BackendTraits& traits_a, const Observed& a,
-                        const std::string& name_b, const BackendTraits& traits_b, const Observed& b, int forced_chunks = 0);
+                        const std::string& name_b, const BackendTraits& traits_b, const Observed& b,
+                        int forced_chunks = 0);
 
 }  // namespace ixo

@@ -13,11 +13,11 @@
 namespace ixo {
 
 struct CaseRun {
-  bool skipped = false;     // the backend declined the case (Unsupported): never a pass
+  bool skipped = false;  // the backend declined the case (Unsupported): never a pass
   std::string skip_reason;
   bool has_observed = false;
   Observed observed;
-  Verdict verdict;          // failing with the kernel's report when it produced nothing judgeable
+  Verdict verdict;  // failing with the kernel's report when it produced nothing judgeable
 };
 
 // Runs b on c and judges against e. Poison is checked only for in-tree backends (and only
@@ -35,11 +35,11 @@ std::vector<Backend*> pointers_of(const std::vector<std::unique_ptr<Backend>>& o
 // generator spec and seed reproduce it), exact_ids when tier 3 applies, and failure.txt
 // with the backend, the report and the exact replay command.
 struct Regression {
-  std::string dir;           // where to write (unique_regression_dir)
-  std::string backend;       // name as given to --backend
-  std::string what;          // "fuzz seed 7", "property matches-oracle", ...
-  std::string report;        // the verdict summary
-  std::string contract_json; // the contract judged under, written as contract.json ("" = the spec)
+  std::string dir;            // where to write (unique_regression_dir)
+  std::string backend;        // name as given to --backend
+  std::string what;           // "fuzz seed 7", "property matches-oracle", ...
+  std::string report;         // the verdict summary
+  std::string contract_json;  // the contract judged under, written as contract.json ("" = the spec)
 };
 // A fresh directory name under root for a failure of `backend` in `check` (fuzz, a property,
 // a case group) with generator seed `seed`: backend-check-seedN, with -2, -3, .. when taken,

@@ -33,9 +33,9 @@ namespace ixo {
 using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 
 struct ConformanceOptions {
-  int property_cases = 12;      // cases per property
+  int property_cases = 12;  // cases per property
   std::uint64_t seed = 20261201;
-  std::string regression_dir;   // "" = a temporary folder; failing cases are written here
+  std::string regression_dir;  // "" = a temporary folder; failing cases are written here
   // register_conformance_for_registry only: "" = every registry backend, else only those
   // whose traits().family is this ("cpu", "cuda"), so each family gets its ctest labels.
   std::string family;

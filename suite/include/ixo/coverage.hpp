@@ -22,7 +22,7 @@ struct Condition {
   std::string name;  // stable key (JSON, the gate test)
   std::string what;  // one line for the table
   Scope scope = Scope::any;
-  GenSpec witness;   // generate(witness, 1) hits the condition
+  GenSpec witness;  // generate(witness, 1) hits the condition
 };
 
 const std::vector<Condition>& conditions();
@@ -45,16 +45,16 @@ class Tally {
   void add(std::size_t backend_index, const Case& c, const Expected& e);
   struct Row {
     std::string name, what;
-    long hit = 0, cases = 0;  // cases: run by backends that reach the condition
-    bool reachable = false;   // some backend of the run reaches it
+    long hit = 0, cases = 0;        // cases: run by backends that reach the condition
+    bool reachable = false;         // some backend of the run reaches it
     bool outside_contract = false;  // unreachable because its witness lies outside the contracts
   };
   std::vector<Row> rows() const;
   long cases() const { return total_; }
-  std::string table() const;                          // reachable conditions: name, hits, share
-  std::map<std::string, long> counts() const;         // reachable conditions -> hits
-  std::vector<std::string> never_hit() const;         // reachable conditions with 0 hits
-  std::vector<std::string> below(double share) const; // reachable conditions hit in < share of cases
+  std::string table() const;                           // reachable conditions: name, hits, share
+  std::map<std::string, long> counts() const;          // reachable conditions -> hits
+  std::vector<std::string> never_hit() const;          // reachable conditions with 0 hits
+  std::vector<std::string> below(double share) const;  // reachable conditions hit in < share of cases
 
  private:
   std::vector<std::vector<bool>> reach_;  // [backend][condition]

@@ -23,21 +23,22 @@ std::vector<Case> suite_cases(const std::string& group);
 const std::vector<std::uint64_t>& suite_seeds();  // the generator seeds of suite_cases, in order
 
 struct SuiteOptions {
-  bool self_tests = false;      // rows that check the oracle itself (naive == fast, .npy round trip)
-  bool groups = true;           // the preset case groups (the kernel case matrix)
-  bool fixtures = true;         // fixtures/canonical + fixtures/regressions
-  bool properties = true;       // property rows (RapidCheck, fixed seed, shrinking)
-  int property_cases = 12;      // cases per property and backend
+  bool self_tests = false;                   // rows that check the oracle itself (naive == fast, .npy round trip)
+  bool groups = true;                        // the preset case groups (the kernel case matrix)
+  bool fixtures = true;                      // fixtures/canonical + fixtures/regressions
+  bool properties = true;                    // property rows (RapidCheck, fixed seed, shrinking)
+  int property_cases = 12;                   // cases per property and backend
   std::vector<std::string> only_properties;  // non-empty: only these property rows (names of suite_properties())
   std::uint64_t seed = 20261201;
-  std::string out_dir;          // shrunk property failures are written here ("" = a temporary folder)
+  std::string out_dir;               // shrunk property failures are written here ("" = a temporary folder)
   std::optional<Contract> contract;  // judged under (none: each backend's own, "spec" for outside kernels)
-  std::function<bool()> poll;   // extra interrupt check between cases (Python signals)
+  std::function<bool()> poll;        // extra interrupt check between cases (Python signals)
 };
 
 struct SuiteRow {
   SuiteRow(std::string b, std::string g) : backend(std::move(b)), group(std::move(g)) {}
-  std::string backend, group, status = "PASS";  // PASS, FAIL, SKIP (never a pass) or OUTSIDE (the contract excludes every case)
+  std::string backend, group,
+      status = "PASS";  // PASS, FAIL, SKIP (never a pass) or OUTSIDE (the contract excludes every case)
   int cases = 0, skipped = 0, outside = 0;
   std::int64_t checked = 0, tie_swaps = 0, failures = 0;
   double seconds = 0;
@@ -47,12 +48,12 @@ struct SuiteRow {
 };
 
 struct SuiteResult {
-  bool passed = true;                    // no failure, not interrupted, and every backend judged >= 1 case
-  bool interrupted = false;              // Ctrl-C stopped the run
+  bool passed = true;                       // no failure, not interrupted, and every backend judged >= 1 case
+  bool interrupted = false;                 // Ctrl-C stopped the run
   std::vector<std::string> nothing_judged;  // backends that judged no case at all (every case skipped)
-  std::vector<std::string> contracts;    // "backend: contract label", one per backend run
-  std::string outcome() const;           // PASS, FAIL, NOTHING JUDGED or INTERRUPTED
-  std::vector<std::string> unavailable;  // "name: why", one line per backend that cannot run here
+  std::vector<std::string> contracts;       // "backend: contract label", one per backend run
+  std::string outcome() const;              // PASS, FAIL, NOTHING JUDGED or INTERRUPTED
+  std::vector<std::string> unavailable;     // "name: why", one line per backend that cannot run here
   std::vector<SuiteRow> rows;
   std::string table(bool failures_only = false) const;  // as `ixo check` prints it
   nlohmann::json json() const;

@@ -17,13 +17,13 @@ namespace ixo {
 struct PropertyResult {
   enum class Status { passed, failed, gave_up };  // gave_up: too many discarded (unsupported) cases
   Status status = Status::passed;
-  int cases = 0;                                  // cases that ran and passed
-  int shrinks = 0;                                // shrink steps taken (failures)
-  std::string message;                            // RapidCheck's report (counterexample, shrinks)
-  std::string description;                        // the failing case's own message (RC_FAIL, RC_ASSERT),
-                                                  // without RapidCheck's macro text and source path
-  std::string reproduce;                          // RapidCheck reproduce string (failures)
-  std::optional<props::Drawn> counterexample;     // the shrunk drawn case (failures)
+  int cases = 0;                               // cases that ran and passed
+  int shrinks = 0;                             // shrink steps taken (failures)
+  std::string message;                         // RapidCheck's report (counterexample, shrinks)
+  std::string description;                     // the failing case's own message (RC_FAIL, RC_ASSERT),
+                                               // without RapidCheck's macro text and source path
+  std::string reproduce;                       // RapidCheck reproduce string (failures)
+  std::optional<props::Drawn> counterexample;  // the shrunk drawn case (failures)
 };
 
 // seed 0 = RapidCheck's configured seed (RC_PARAMS). `reproduce` replays a failure.

@@ -21,9 +21,9 @@ namespace ixo {
 struct JudgedCase {
   Case c;
   Expected e;
-  bool exact = false;            // tier 3 applies
-  std::string label;             // "group tiny seed 1", "fixture boundary-32767"
-  std::optional<GenSpec> spec;   // generated cases: spec + seed rebuild it
+  bool exact = false;           // tier 3 applies
+  std::string label;            // "group tiny seed 1", "fixture boundary-32767"
+  std::optional<GenSpec> spec;  // generated cases: spec + seed rebuild it
   std::uint64_t seed = 0;
 };
 // suite_cases(group) / a fixture, with the oracle's outputs unless with_oracle is false
@@ -44,15 +44,16 @@ const std::vector<SuiteProperty>& suite_properties();
 struct CheckOptions {
   int property_cases = 12;
   std::uint64_t seed = 20261201;
-  std::string failure_dir;       // "" = failing cases are not written
-  RunOptions run;                // the launch options of every run (poison bits, ...)
+  std::string failure_dir;                   // "" = failing cases are not written
+  RunOptions run;                            // the launch options of every run (poison bits, ...)
   std::shared_ptr<const Contract> contract;  // judged under (null: the spec); cases outside are not run
 };
 
 // Each returns one table row (status PASS, FAIL or SKIP, never a pass for a skip). A
 // failing case is written under failure_dir (when set) and the row's reports say where and
 // give its replay command.
-SuiteRow check_cases(Backend& b, const std::string& group, const std::vector<JudgedCase>& cases, const CheckOptions& opt);
+SuiteRow check_cases(Backend& b, const std::string& group, const std::vector<JudgedCase>& cases,
+                     const CheckOptions& opt);
 SuiteRow check_twin_cases(Backend& b, Backend& twin, const std::string& group, const std::vector<JudgedCase>& cases);
 SuiteRow check_property(Backend& b, const SuiteProperty& p, const CheckOptions& opt);
 SuiteRow check_twin_property(Backend& b, Backend& twin, const CheckOptions& opt);

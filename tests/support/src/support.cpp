@@ -49,7 +49,8 @@ std::vector<NamedCase> build() {
   struct Gqa {
     int hq, hk, p;
   };
-  for (const Gqa g : {Gqa{1, 1, 4}, Gqa{2, 1, 4}, Gqa{4, 1, 4}, Gqa{8, 2, 4}, Gqa{4, 4, 4}, Gqa{8, 1, 4}, Gqa{4, 1, 5}}) {
+  for (const Gqa g :
+       {Gqa{1, 1, 4}, Gqa{2, 1, 4}, Gqa{4, 1, 4}, Gqa{8, 2, 4}, Gqa{4, 4, 4}, Gqa{8, 1, 4}, Gqa{4, 1, 5}}) {
     const int hq = g.hq, hk = g.hk, p = g.p;
     GenSpec s = small();
     s.Hq = hq;
@@ -205,9 +206,13 @@ std::vector<NamedCase> build() {
   }
   // M3 shapes: bs 128, top-16, init 0, local 1, D 128, 4 draft rows.
   {
-    add("m3_km_slots_e4m3fn",
-        GenSpec{}.rows(4, 4).lengths({128 * 40 - 2, 128 * 23 - 1, 7777, 128 * 60}).slots({5, 2, 7, 1}).k(KDtype::e4m3fn));
-    add("m3_hk4_e4m3fnuz", GenSpec{}.rows(3, 4).heads(4, 4, 128).lengths({128 * 31 - 3, 4321, 128 * 17 - 2}).k(KDtype::e4m3fnuz, 0.75));
+    add("m3_km_slots_e4m3fn", GenSpec{}
+                                  .rows(4, 4)
+                                  .lengths({128 * 40 - 2, 128 * 23 - 1, 7777, 128 * 60})
+                                  .slots({5, 2, 7, 1})
+                                  .k(KDtype::e4m3fn));
+    add("m3_hk4_e4m3fnuz",
+        GenSpec{}.rows(3, 4).heads(4, 4, 128).lengths({128 * 31 - 3, 4321, 128 * 17 - 2}).k(KDtype::e4m3fnuz, 0.75));
     GenSpec s = GenSpec{}.rows(2, 4).lengths({128 * 30 + 126}).blocks(128, 16, 1, 2).score(ScoreType::lse);
     s.padding_requests = 2;
     add("m3_init1_local2_lse_padding", s);
@@ -226,7 +231,7 @@ std::vector<NamedCase> build() {
     s.cfg.init_blocks = 0;
     s.cfg.local_blocks = 0;
     s.max_prefix = 40;
-    s.padding_requests = 1;       // padding in a whole group, then 3 padding rows alone
+    s.padding_requests = 1;  // padding in a whole group, then 3 padding rows alone
     s.trailing_padding_rows = 3;
     add("graph_padding_group_and_alone_bs2", s);
     s.trailing_inactive_rows = 2;  // [pad, pad, pad, inactive] + 1 trailing inactive row
@@ -236,17 +241,17 @@ std::vector<NamedCase> build() {
     s = small();
     s.requests = 3;
     s.prefixes = {5 * 16 + 3, 9 * 16 - 1, 12 * 16 + 2};  // every row scored (nb > topk)
-    s.draft_rows = 3;              // requests of 3 rows, packed_queries 4: both groups mix two
-    s.packed_queries = 4;          // requests; R 9 = 2 groups + 1 trailing real row
+    s.draft_rows = 3;                                    // requests of 3 rows, packed_queries 4: both groups mix two
+    s.packed_queries = 4;                                // requests; R 9 = 2 groups + 1 trailing real row
     add("graph_pack4_requests3", s);
     s.draft_rows = 4;
-    s.packed_queries = 3;          // requests of 4 rows, P 3: R 12, groups straddle requests
+    s.packed_queries = 3;  // requests of 4 rows, P 3: R 12, groups straddle requests
     s.cfg.local_blocks = 0;
     add("graph_pack3_requests4_local0", s);
     s = small();
     s.requests = 3;
     s.prefixes = {5 * 16 - 2, 9 * 16 - 1, 12 * 16};  // rows straddling block boundaries
-    s.packed_queries = 2;          // 4 rows per request, P 2: whole groups inside requests
+    s.packed_queries = 2;                            // 4 rows per request, P 2: whole groups inside requests
     s.inactive_rows_in_requests = 3;
     s.trailing_inactive_rows = 1;
     s.Hq = 4;
@@ -255,7 +260,7 @@ std::vector<NamedCase> build() {
     s.cfg.k_scale = 0.75;
     add("graph_pack2_inactive_rows_hk2_e4m3fn", s);
     s = small();
-    s.values = Values::exact;      // tie-free: ids must equal the oracle's
+    s.values = Values::exact;  // tie-free: ids must equal the oracle's
     s.requests = 3;
     s.draft_rows = 3;
     s.packed_queries = 2;
@@ -263,7 +268,7 @@ std::vector<NamedCase> build() {
     s.trailing_padding_rows = 1;
     s.trailing_inactive_rows = 2;
     add("graph_exact_pack2_requests3_tail", s, true);
-    s = GenSpec{};                 // M3 shapes: bs 128, top-16, init 0, local 1
+    s = GenSpec{};  // M3 shapes: bs 128, top-16, init 0, local 1
     s.requests = 2;
     s.prefixes = {128 * 30 + 126, 128 * 9 - 1};
     s.padding_requests = 1;
@@ -354,13 +359,15 @@ std::vector<EditedCase> graph_batch_edits(const Case& base) {
     Case c = base;  // an inactive (length 0) row first in a group that still packs
     c.seq_lens[0] = 0;
     c.seq_lens[static_cast<std::size_t>(P + 2)] = 0;
-    add("len0_first_and_inside", c, "length-0 rows first in group 0 and inside group 1 (the groups still share a slot id)");
+    add("len0_first_and_inside", c,
+        "length-0 rows first in group 0 and inside group 1 (the groups still share a slot id)");
   }
   {
     Case c = base;  // a row of group 1 whose slot lies past the table: group 1 mixes slot ids
     c.slot_ids[static_cast<std::size_t>(P + 1)] = out_of_table;
     c.slot_ids[static_cast<std::size_t>(2 * P)] = out_of_table + 1;
-    add("inactive_slot_inside_groups", c, "rows whose slot id lies past the table inside groups 1 and 2 (mixed slot ids)");
+    add("inactive_slot_inside_groups", c,
+        "rows whose slot id lies past the table inside groups 1 and 2 (mixed slot ids)");
   }
   {
     Case c = base;  // lengths not in chain-verify order inside packing groups
@@ -372,7 +379,8 @@ std::vector<EditedCase> graph_batch_edits(const Case& base) {
     if (p < 2) continue;
     Case c = base;  // the same rows under another launch hint: groups straddle requests
     c.cfg.packed_queries = static_cast<int>(p);
-    add("packed_queries_" + std::to_string(p), c, "packed_queries " + std::to_string(p) + " over requests of " + std::to_string(P) + " rows");
+    add("packed_queries_" + std::to_string(p), c,
+        "packed_queries " + std::to_string(p) + " over requests of " + std::to_string(P) + " rows");
   }
   {
     Case c = first_rows(base, base.R - 1);  // the last group loses a row: a partial group of real rows
@@ -387,7 +395,8 @@ std::vector<EditedCase> graph_batch_edits(const Case& base) {
     push_row(c, 0, 0, 3);
     push_row(c, -1, 3, 0);  // aliases S-1: past the table
     add("padding_group_alone_inactive_after", c,
-        "a padding group, then 2 padding rows + an inactive row (one mixed group), then 2 inactive rows (partial group)");
+        "a padding group, then 2 padding rows + an inactive row (one mixed group), then 2 inactive rows (partial "
+        "group)");
   }
   {
     Case c = first_rows(base, 2 * P);  // a group of padding and real rows: slot 0 next to a request
@@ -396,7 +405,8 @@ std::vector<EditedCase> graph_batch_edits(const Case& base) {
     push_row(c, 0, 7, 2);
     push_row(c, base.slot_ids[0], base.seq_lens[0] + 5, 3);
     push_row(c, 0, 5, 0);
-    add("padding_mixed_with_request", c, "a whole group alternating a request's rows and padding rows, then 1 padding row alone");
+    add("padding_mixed_with_request", c,
+        "a whole group alternating a request's rows and padding rows, then 1 padding row alone");
   }
   return v;
 }
@@ -503,7 +513,8 @@ std::string failure_root() {
     reg.what = current_test_name() + ": " + what;
     reg.report = v.summary();
     write_case_regression(reg, c, exact_ids);
-    out << "\n  case saved: " << reg.dir << " (failure.txt beside it)\n  replay: " << replay_command(reg.dir, reg.backend);
+    out << "\n  case saved: " << reg.dir
+        << " (failure.txt beside it)\n  replay: " << replay_command(reg.dir, reg.backend);
     if (!backend.empty()) {
       const BackendTraits traits = backend_traits(backend);
       const std::string place = failure_place(c, traits, v);

@@ -64,8 +64,7 @@ JudgeOptions kernel_judge_options(bool exact_ids, std::uint32_t poison_bits = kS
 std::string failure_root();
 // Judge `o` against `e` with kernel_judge_options.
 ::testing::AssertionResult matches_oracle(const Case& c, const Expected& e, const Observed& o, bool exact_ids,
-                                          const std::string& what,
-                                          std::uint32_t poison_bits = kScorePoisonBits);
+                                          const std::string& what, std::uint32_t poison_bits = kScorePoisonBits);
 // Bitwise equality of ids and every score cell (poison included).
 ::testing::AssertionResult bitwise_equal(const Observed& a, const Observed& b, const Case& c, const std::string& what);
 
