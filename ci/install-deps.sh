@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(cmake g++ make libeigen3-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
       nlohmann-json3-dev libcli11-dev libfmt-dev python3-numpy
       python3-dev python3-pybind11 pybind11-dev python3-pytest python3-matplotlib  # python/ (label python)
-      clang libclang-rt-dev)  # clang + libFuzzer/sanitizer runtimes: tests/fuzz_input (label fuzz-input)
+      clang libclang-rt-dev  # clang + libFuzzer/sanitizer runtimes: tests/fuzz_input (label fuzz-input)
+      clang-format)          # ci/format-check.sh (ctest format.clang_format)
 [ "${IXO_HIP:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev)
 missing=()
 for p in "${pkgs[@]}"; do
