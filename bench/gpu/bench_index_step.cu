@@ -230,15 +230,9 @@ int main(int argc, char** argv) {
       gate = true;
   }
   const ixo_bench::ReplayProtocol gate_protocol = ixo_bench::gate_protocol();
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-    std::printf("no CUDA device: benchmark skipped\n");
-    return 0;
-  }
   cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
   cudaStream_t st;
-  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  if (!ixo_bench::open_device(prop, st)) return 0;
 
   // Ceilings: pure read of 4 GiB (16-byte loads) and a 2 GiB device copy (read + write).
   const ixo_bench::BandwidthCeilings ceilings = ixo_bench::measure_ceilings(prop, st);

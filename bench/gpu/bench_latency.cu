@@ -346,15 +346,9 @@ int main(int argc, char** argv) {
     }
   }
   if (gate) protocol = ixo_bench::gate_protocol();
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-    std::printf("no CUDA device: benchmark skipped\n");
-    return 0;
-  }
   cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
   cudaStream_t st;
-  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  if (!ixo_bench::open_device(prop, st)) return 0;
   const ixo_bench::BandwidthCeilings ceilings = ixo_bench::measure_ceilings(prop, st);
 
   std::vector<LatencyResult> results;

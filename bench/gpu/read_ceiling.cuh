@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdio>
 
 #include "cuda_check.hpp"
 #include "event_timing.cuh"
@@ -15,6 +16,18 @@ struct BandwidthCeilings {
   double read_gbs;  // pure read, GB/s
   double copy_gbs;  // device copy, bytes read + written, GB/s
 };
+
+// Device 0 and a non-blocking stream for a benchmark; false (printed: skipped) without a device.
+inline bool open_device(cudaDeviceProp& prop, cudaStream_t& st) {
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::printf("no CUDA device: benchmark skipped\n");
+    return false;
+  }
+  CK(cudaGetDeviceProperties(&prop, 0));
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  return true;
+}
 
 inline BandwidthCeilings measure_ceilings(const cudaDeviceProp& prop, cudaStream_t st) {
   BandwidthCeilings c;
