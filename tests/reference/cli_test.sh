@@ -66,6 +66,23 @@ if "$IXO" mutate --backend cpu-rows --only 8 > /dev/null 2>&1; then  # a test bu
     grep -q "cpu-packed (mutant 8): CTA x 0 of 12 (program 0: rows 0..3 packed, tile row 0), KV chunk 0 of 3" "$tmp/out" ||
     { echo "FAIL: diff does not place the first difference"; cat "$tmp/out"; fails=$((fails + 1)); }
 fi
+# ixo gen from a fixture or a spec file (issue 24: no case rebuilt in code to replay a failure).
+expect 0 "gen --fixture" -- "$IXO" gen --fixture init-wider-than-row --out "$tmp/fx"
+expect 0 "the fixture's case passes on the twin" -- "$IXO" check "$tmp/fx" --backend cpu-rows
+if "$IXO" mutate --backend cpu-rows --only 29 > /dev/null 2>&1; then
+  expect 1 "the fixture's case shows mutant 29" -- "$IXO" diff "$tmp/fx" --backend cpu-rows --backend cpu-packed --mutant 29
+fi
+expect 0 "gen --fixture of tie-free values" -- "$IXO" gen --fixture exact-tie-free --out "$tmp/fxe"
+[ -f "$tmp/fxe/exact_ids" ] || { echo "FAIL: an exact fixture's case lacks its exact_ids marker"; fails=$((fails + 1)); }
+echo '{"preset": "tiny"}' > "$tmp/spec.json"
+expect 0 "gen --spec" -- "$IXO" gen --spec "$tmp/spec.json" --seed 4 --out "$tmp/sp"
+expect 0 "gen --preset, same seed" -- "$IXO" gen --preset tiny --seed 4 --out "$tmp/pr"
+for f in q k_cache req_to_token slot_ids seq_lens; do
+  cmp -s "$tmp/sp/$f.npy" "$tmp/pr/$f.npy" || { echo "FAIL: gen --spec {preset: tiny} differs from --preset tiny in $f.npy"; fails=$((fails + 1)); }
+done
+expect 2 "gen without a source" -- "$IXO" gen --out "$tmp/none"
+expect 2 "gen with two sources" -- "$IXO" gen --preset tiny --fixture hq4 --out "$tmp/two"
+expect 2 "gen with an unknown fixture" -- "$IXO" gen --fixture nope --out "$tmp/nope"
 "$IXO" list > "$tmp/list"
 grep -q "exec:COMMAND" "$tmp/list" && ! grep -q "oracle-naive" "$tmp/list" ||
   { echo "FAIL: ixo list shows what ixo run does not accept"; cat "$tmp/list"; fails=$((fails + 1)); }

@@ -22,7 +22,12 @@ struct Args {
   std::function<bool(const char*)> given;  // was this flag given on the command line?
 };
 
-int gen(const std::string& preset_name, std::uint64_t seed, const std::string& out);
+// Where `ixo gen` takes its case from: exactly one of a preset, a canonical fixture (its case
+// and, for tie-free values, an exact_ids marker) or a generator spec file (spec.json).
+struct GenSource {
+  std::string preset, fixture, spec_file;
+};
+int gen(const GenSource& from, std::uint64_t seed, const std::string& out);
 int ref(const std::string& dir, std::string out);
 int run(const Args& a);
 int check(const Args& a);

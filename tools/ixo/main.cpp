@@ -1,5 +1,5 @@
 // ixo: the indexer oracle's command line.
-//   ixo gen --preset NAME --seed N --out DIR        write a generated case directory
+//   ixo gen --preset NAME|--fixture NAME|--spec FILE [--seed N] --out DIR   write a case directory
 //   ixo ref CASE_DIR [--out DIR]                     write the oracle's topk_idx.npy + scores.npy
 //   ixo run --backend B CASE_DIR --out DIR           write a backend's outputs (B: ixo list, or exec:COMMAND)
 //   ixo check CASE_DIR --topk FILE [--scores F]      judge an outside implementation's files
@@ -67,11 +67,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ixo ") + IXO_VERSION);
 
   ixo::cli::Args a;
-  std::string preset_name;
+  ixo::cli::GenSource gen_from;
   std::int64_t gen_seed = 1, suite_seed = static_cast<std::int64_t>(a.suite.seed), fuzz_seed = 1;
 
   auto* gen = app.add_subcommand("gen", "write a generated case directory");
-  gen->add_option("--preset", preset_name, "preset name (ixo list)")->required();
+  gen->add_option("--preset", gen_from.preset, "preset name (ixo list)");
+  gen->add_option("--fixture", gen_from.fixture, "a canonical fixture's case (fixtures/canonical/NAME.json)");
+  gen->add_option("--spec", gen_from.spec_file,
+                  "a generator spec file (spec.json of a saved failure, docs/fuzzing-input.md)");
   gen->add_option("--seed", gen_seed, "generator seed (>= 0)")->check(kSeed);
   gen->add_option("--out", a.out, "output directory")->required();
 
@@ -177,7 +180,7 @@ int main(int argc, char** argv) {
     return false;
   };
   try {
-    if (*gen) return ixo::cli::gen(preset_name, static_cast<std::uint64_t>(gen_seed), a.out);
+    if (*gen) return ixo::cli::gen(gen_from, static_cast<std::uint64_t>(gen_seed), a.out);
     if (*ref) return ixo::cli::ref(a.case_dir, a.out);
     if (*run) return ixo::cli::run(a);
     if (*check) return ixo::cli::check(a);
