@@ -1,4 +1,6 @@
 #include "ixo/suite_checks.hpp"
+
+#include "ixo/default_suite.hpp"  // suite_cases, suite_seeds: the preset groups
 #include "ixo/judge_mutants.hpp"
 #include "ixo/transform.hpp"
 

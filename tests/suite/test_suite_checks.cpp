@@ -8,6 +8,7 @@
 
 #include "backend.hpp"
 #include "external/exec_backend.hpp"
+#include "ixo/default_suite.hpp"
 #include "ixo/suite_checks.hpp"
 
 namespace {

@@ -13,6 +13,7 @@
 #include "backend.hpp"
 #include "ixo/case.hpp"
 #include "ixo/contract.hpp"
+#include "ixo/suite_row.hpp"
 #include "ixo/verdict.hpp"
 
 namespace ixo {
@@ -33,18 +34,6 @@ struct SuiteOptions {
   std::string out_dir;               // shrunk property failures are written here ("" = a temporary folder)
   std::optional<Contract> contract;  // judged under (none: each backend's own, "spec" for outside kernels)
   std::function<bool()> poll;        // extra interrupt check between cases (Python signals)
-};
-
-struct SuiteRow {
-  SuiteRow(std::string b, std::string g) : backend(std::move(b)), group(std::move(g)) {}
-  std::string backend, group,
-      status = "PASS";  // PASS, FAIL, SKIP (never a pass) or OUTSIDE (the contract excludes every case)
-  int cases = 0, skipped = 0, outside = 0;
-  std::int64_t checked = 0, tie_swaps = 0, failures = 0;
-  double seconds = 0;
-  std::vector<std::string> reports;
-  void absorb(const Verdict& v);  // counts a judged case's rows, tie swaps, failures, reports
-  void finish(double secs);       // status FAIL on failures, SKIP when no case ran
 };
 
 struct SuiteResult {

@@ -11,9 +11,10 @@
 #include "backend.hpp"
 #include "ixo/case.hpp"
 #include "ixo/contract.hpp"
-#include "ixo/default_suite.hpp"
 #include "ixo/fixture.hpp"
 #include "ixo/generate.hpp"
+#include "ixo/oracle.hpp"
+#include "ixo/suite_row.hpp"
 
 namespace ixo {
 
