@@ -15,6 +15,17 @@ namespace ixo {
 
 namespace {
 std::string str(std::int64_t v) { return std::to_string(v); }
+
+// How many tokens of each table row the batch reads: the longest prefix of any row reading it
+// (inactive rows read nothing). rows_sharing_slots and validate's slot range check scan these.
+std::vector<std::int64_t> table_read_lengths(const Case& c) {
+  std::vector<std::int64_t> read_len(static_cast<std::size_t>(c.rows), 0);
+  for (std::int64_t r = 0; r < c.R; ++r) {
+    const std::int64_t b = table_row(c, r);
+    if (b >= 0) read_len[static_cast<std::size_t>(b)] = std::max(read_len[static_cast<std::size_t>(b)], c.seq_lens[r]);
+  }
+  return read_len;
+}
 std::string at(const char* name, std::int64_t i) { return std::string(name) + "[" + str(i) + "]"; }
 std::string num(double v) {
   char b[32];
@@ -110,11 +121,7 @@ void derive_req_to_token(Case& c) {
 }
 
 std::int64_t rows_sharing_slots(const Case& c) {
-  std::vector<std::int64_t> read_len(static_cast<std::size_t>(c.rows), 0);
-  for (std::int64_t r = 0; r < c.R; ++r) {
-    const std::int64_t b = table_row(c, r);
-    if (b >= 0) read_len[static_cast<std::size_t>(b)] = std::max(read_len[static_cast<std::size_t>(b)], c.seq_lens[r]);
-  }
+  const std::vector<std::int64_t> read_len = table_read_lengths(c);
   std::vector<std::int64_t> reader(static_cast<std::size_t>(c.S), -1);  // first table row reading each slot
   std::vector<char> sharing(static_cast<std::size_t>(c.rows), 0);
   for (std::int64_t b = 0; b < c.rows; ++b)
@@ -166,11 +173,7 @@ namespace {
 // prefix any row reads from it, by a min/max the compiler vectorises (rows of one request
 // share a table row: ixo ref's 64 rows read 16 rows of the table).
 bool slots_in_range(const Case& c) {
-  std::vector<std::int64_t> read_len(static_cast<std::size_t>(c.rows), 0);
-  for (std::int64_t r = 0; r < c.R; ++r) {
-    const std::int64_t b = table_row(c, r);  // -1: inactive rows read nothing
-    if (b >= 0) read_len[static_cast<std::size_t>(b)] = std::max(read_len[static_cast<std::size_t>(b)], c.seq_lens[r]);
-  }
+  const std::vector<std::int64_t> read_len = table_read_lengths(c);
   for (std::int64_t b = 0; b < c.rows; ++b) {
     const std::int32_t* row = c.req_to_token.data() + b * c.width;
     std::int32_t lo = 0, hi = 0;
