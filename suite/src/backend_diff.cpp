@@ -76,12 +76,11 @@ std::string failure_place(const Case& c, const BackendTraits& traits, const Verd
 
 std::string diff_report(const Case& c, const std::string& name_a, const BackendTraits& traits_a, const Observed& a,
                         const std::string& name_b, const BackendTraits& traits_b, const Observed& b,
-                        int forced_chunks) {
-  const FirstDifference d = first_difference(a, b);
+                        const FirstDifference& d, int forced_chunks) {
   if (d.shapes_differ)
-    return fmt::format("{} and {} differ in shape: [{},{},{}] NB {} vs [{},{},{}] NB {}", name_a, name_b, a.Hq, a.R,
+    return fmt::format("{} and {} differ in shape: [{},{},{}] NB {} vs [{},{},{}] NB {}\n", name_a, name_b, a.Hq, a.R,
                        a.topk, a.NB, b.Hq, b.R, b.topk, b.NB);
-  if (!d.any()) return fmt::format("{} and {} agree bit for bit (ids and every score cell)", name_a, name_b);
+  if (!d.any()) return fmt::format("{} and {} agree bit for bit (ids and every score cell)\n", name_a, name_b);
   std::string out;
   if (d.ids)
     out += fmt::format("first ids difference: head {} row {} slot {}: {} {} vs {} {} (the top-k of head {}, row {})\n",

@@ -232,17 +232,21 @@ int ref(const std::string& dir, std::string out) {
   return 0;
 }
 
-int run(const Args& a) {
-  const Case c = load_case(a.case_dir);
-  auto b = make_backend(a.backend, a.backend_opt);
+Observed run_on_case(Backend& b, const std::string& name, const Case& c, const RunOptions& opt) {
   std::string why;
-  if (!b->available(&why)) throw InputError("--backend", a.backend + " is not available here: " + why);
-  if (!b->supports(c, &why)) throw InputError("--backend", a.backend + " does not support this case: " + why);
+  if (!b.available(&why)) throw InputError("--backend", name + " is not available here: " + why);
+  if (!b.supports(c, &why)) throw InputError("--backend", name + " does not support this case: " + why);
   try {
-    save_observed(b->run(c), a.out);
+    return b.run(c, opt);
   } catch (const Unsupported& e) {
     throw InputError("--backend", e.what());
   }
+}
+
+int run(const Args& a) {
+  const Case c = load_case(a.case_dir);
+  auto b = make_backend(a.backend, a.backend_opt);
+  save_observed(run_on_case(*b, a.backend, c, {}), a.out);
   fmt::print("wrote {} outputs to {}\n", a.backend, a.out);
   return 0;
 }

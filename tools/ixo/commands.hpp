@@ -33,6 +33,9 @@ int run(const Args& a);
 int check(const Args& a);
 int fuzz(Args a);
 int list();
+// b (registry or command name `name`) on c: not available, not supporting the case or
+// declining it (Unsupported) are bad input naming --backend.
+Observed run_on_case(Backend& b, const std::string& name, const Case& c, const RunOptions& opt);
 // Two backends on one case, bit for bit; the first difference placed in the native plan.
 int diff(const Args& a, int chunks, int mutant);
 // Prints the error (stderr; with --json also a JSON object on stdout) and returns `code`.

@@ -12,20 +12,6 @@
 #include "ixo/error.hpp"
 
 namespace ixo::cli {
-namespace {
-
-Observed run_backend(Backend& b, const Case& c, const RunOptions& opt) {
-  std::string why;
-  if (!b.available(&why)) throw InputError("--backend", b.name() + " is not available here: " + why);
-  if (!b.supports(c, &why)) throw InputError("--backend", b.name() + " does not support this case: " + why);
-  try {
-    return b.run(c, opt);
-  } catch (const Unsupported& e) {
-    throw InputError("--backend", e.what());
-  }
-}
-
-}  // namespace
 
 int diff(const Args& a, int chunks, int mutant) {
   if (a.backends.size() != 2)
@@ -47,13 +33,12 @@ int diff(const Args& a, int chunks, int mutant) {
   RunOptions ra, rb;
   ra.force_num_chunks = rb.force_num_chunks = chunks;
   rb.mutant = mutant;
-  const Observed oa = run_backend(*ba, c, ra);
-  const Observed ob = run_backend(*bb, c, rb);
+  const Observed oa = run_on_case(*ba, a.backends[0], c, ra);
+  const Observed ob = run_on_case(*bb, a.backends[1], c, rb);
   const std::string name_b = mutant ? fmt::format("{} (mutant {})", a.backends[1], mutant) : a.backends[1];
-  fmt::print("{}", diff_report(c, a.backends[0], ba->traits(), oa, name_b, bb->traits(), ob, chunks));
-  const bool same = !first_difference(oa, ob).any();
-  if (same) fmt::print("\n");
-  return same ? 0 : 1;
+  const FirstDifference d = first_difference(oa, ob);
+  fmt::print("{}", diff_report(c, a.backends[0], ba->traits(), oa, name_b, bb->traits(), ob, d, chunks));
+  return d.any() ? 1 : 0;
 }
 
 }  // namespace ixo::cli

@@ -38,10 +38,11 @@ std::string plan_place(const Case& c, const BackendTraits& traits, int forced_ch
 // "" when no failure names a cell.
 std::string failure_place(const Case& c, const BackendTraits& traits, const Verdict& v, int forced_chunks = 0);
 
-// The report: identical, or the first differing ids and score cell, each with its values and
-// with the place of the differing cell in each backend's plan.
+// The report of d = first_difference(a, b): identical, or the first differing ids and score
+// cell, each with its values and with the place of the differing cell in each backend's plan.
+// Every line ends with a newline.
 std::string diff_report(const Case& c, const std::string& name_a, const BackendTraits& traits_a, const Observed& a,
                         const std::string& name_b, const BackendTraits& traits_b, const Observed& b,
-                        int forced_chunks = 0);
+                        const FirstDifference& d, int forced_chunks = 0);
 
 }  // namespace ixo

@@ -524,8 +524,8 @@ std::string failure_root() {
         out << "\n  diff:   ixo diff " << reg.dir << " --backend " << twin << " --backend " << backend;
         if (observed != nullptr) {  // the twin diff, written beside the case
           const Observed t = make_backend(twin)->run(c);
-          std::ofstream(std::filesystem::path(reg.dir) / "twin_diff.txt")
-              << diff_report(c, twin, backend_traits(twin), t, backend, traits, *observed);
+          std::ofstream(std::filesystem::path(reg.dir) / "twin_diff.txt") << diff_report(
+              c, twin, backend_traits(twin), t, backend, traits, *observed, first_difference(t, *observed));
           out << "\n  twin diff: " << (std::filesystem::path(reg.dir) / "twin_diff.txt").string();
         }
       }
@@ -547,7 +547,7 @@ std::string failure_root() {
   auto out = verdict_ok(v, c, what);
   const std::string backend = backend_named_in(what);
   const BackendTraits traits = backend.empty() ? BackendTraits{} : backend_traits(backend);
-  return out << "\n  " << diff_report(c, "first", traits, a, "second", traits, b);
+  return out << "\n  " << diff_report(c, "first", traits, a, "second", traits, b, first_difference(a, b));
 }
 
 bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r) {
