@@ -70,6 +70,9 @@ struct BackendTraits {
   // The named contract (reference/include/ixo/contract.hpp) it promises: fuzzing draws
   // inside it unless the caller names another one.
   std::string contract = "spec";
+  // Registry name of the CPU twin that runs the same plan (cuda-packed -> cpu-packed): a
+  // failing kernel test diffs against it (tests/support); "" = none.
+  std::string cpu_twin;
 };
 
 class Backend {

@@ -24,21 +24,23 @@ struct Entry {
   BackendTraits traits;
 };
 
-BackendTraits native(const char* family, const char* twin, bool packed) {
+BackendTraits native(const char* family, const char* twin, bool packed, const char* cpu_twin = "") {
   return {.family = family,
           .bitwise_twin = twin,
           .mutant_scope = "native",
           .packed = packed,
           .in_tree = true,
-          .contract = "ixo-native"};
+          .contract = "ixo-native",
+          .cpu_twin = cpu_twin};
 }
-BackendTraits context_parallel(const char* family) {
+BackendTraits context_parallel(const char* family, const char* cpu_twin = "") {
   return {.family = family,
           .bitwise_twin = "",
           .mutant_scope = "cp",
           .packed = false,
           .in_tree = true,
-          .contract = "ixo-cp"};
+          .contract = "ixo-cp",
+          .cpu_twin = cpu_twin};
 }
 
 const std::vector<Entry>& registry() {
@@ -53,11 +55,12 @@ const std::vector<Entry>& registry() {
       .mutant_scope = "msa",
       .packed = false,
       .in_tree = true,
-      .contract = "msa-decode"}},
+      .contract = "msa-decode",
+      .cpu_twin = ""}},
 #if defined(IXO_HAVE_CUDA)
-    {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false)},
-    {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true)},
-    {"cuda-cp", +[]() { return make_cuda_cp_backend(); }, context_parallel("cuda")},
+    {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false, "cpu-rows")},
+    {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true, "cpu-packed")},
+    {"cuda-cp", +[]() { return make_cuda_cp_backend(); }, context_parallel("cuda", "cpu-cp")},
 #endif
   };
   return r;

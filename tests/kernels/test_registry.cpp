@@ -53,6 +53,15 @@ TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
     EXPECT_EQ(t.bitwise_twin, d.bitwise_twin) << n;
     EXPECT_EQ(t.mutant_scope, d.mutant_scope) << n;
     EXPECT_EQ(t.packed, d.packed) << n;
+    EXPECT_EQ(t.cpu_twin, d.cpu_twin) << n;
+    if (!t.cpu_twin.empty()) {  // the CPU backend of the same plan (failure reports diff against it)
+      ASSERT_NE(std::find(names.begin(), names.end(), t.cpu_twin), names.end()) << n << " -> " << t.cpu_twin;
+      const ixo::BackendTraits ct = ixo::backend_traits(t.cpu_twin);
+      EXPECT_EQ(ct.family, "cpu") << n;
+      EXPECT_NE(t.family, "cpu") << n;
+      EXPECT_EQ(ct.mutant_scope, t.mutant_scope) << n;
+      EXPECT_EQ(ct.packed, t.packed) << n;
+    }
     EXPECT_TRUE(t.in_tree && b->in_tree()) << n << ": registry backends are ours";
     EXPECT_TRUE(t.family == "cpu" || t.family == "cuda") << n << ": " << t.family;
     EXPECT_TRUE(t.mutant_scope == "native" || t.mutant_scope == "cp" || t.mutant_scope == "msa")
@@ -71,8 +80,12 @@ TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
   EXPECT_TRUE(packed.packed);
   EXPECT_EQ(ixo::backend_traits("cpu-cp").mutant_scope, "cp");
   EXPECT_EQ(ixo::backend_traits("cpu-cp").bitwise_twin, "");
+  EXPECT_EQ(packed.cpu_twin, "");  // a CPU backend is its own reference
 #if defined(IXO_TEST_EXPECT_CUDA)
   EXPECT_EQ(ixo::backend_traits("cuda-packed").bitwise_twin, "cuda-rows");
+  EXPECT_EQ(ixo::backend_traits("cuda-packed").cpu_twin, "cpu-packed");
+  EXPECT_EQ(ixo::backend_traits("cuda-rows").cpu_twin, "cpu-rows");
+  EXPECT_EQ(ixo::backend_traits("cuda-cp").cpu_twin, "cpu-cp");
   EXPECT_EQ(ixo::backend_traits("cuda-cp").family, "cuda");
 #endif
 }

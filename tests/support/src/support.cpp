@@ -468,17 +468,12 @@ std::string backend_named_in(const std::string& what) {
   return "";
 }
 
-// The backend whose outputs a failing one is diffed against: the CPU twin of the same plan
-// for a CUDA backend (cuda-packed -> cpu-packed), the bitwise twin for a CPU one.
+// The backend whose outputs a failing one is diffed against: its registry CPU twin (the same
+// plan: cuda-packed -> cpu-packed), else its bitwise twin (cpu-packed -> cpu-rows).
 std::string twin_of(const std::string& backend) {
   if (backend.empty()) return "";
   const BackendTraits t = backend_traits(backend);
-  if (t.family == "cuda" && backend.rfind("cuda-", 0) == 0) {
-    const std::string cpu = "cpu-" + backend.substr(5);
-    const auto names = backend_names();
-    if (std::find(names.begin(), names.end(), cpu) != names.end()) return cpu;
-  }
-  return t.bitwise_twin;
+  return t.cpu_twin.empty() ? t.bitwise_twin : t.cpu_twin;
 }
 
 std::string current_test_name() {
