@@ -11,6 +11,7 @@
 // across d means every SIMD lane runs exactly the naive scalar sequence for one token:
 // no horizontal sums, no reassociation, bitwise equal to the naive oracle.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -138,33 +139,36 @@ void decode_row(const std::uint8_t* p, std::int64_t D, const std::array<float, 2
 
 // rows[j][0, Dp) (token j of the tile, floats) -> kt[d] (element d of every token), 8x8
 // blocks transposed in registers. Exact: float -> double widening and data movement only.
+// The shuffle stages index std::arrays through at(): every index is a constant once the
+// loops unroll, so the checks fold away, and a wrong loop bound throws instead of writing
+// past the stack (operator mutant reference #25 of docs/mutation.md).
 void transpose_tile(const float* rows, std::int64_t Dp, Vec* kt) {
   static_assert(kTile == 8 && detail::kLanes == 8);
   for (std::int64_t d = 0; d < Dp; d += 8) {
-    Vec r[8];
+    std::array<Vec, 8> r;
     for (int j = 0; j < 8; ++j) {
       F8 f;
       std::memcpy(&f, rows + j * Dp + d, sizeof f);
-      r[j] = __builtin_convertvector(f, Vec);
+      r.at(j) = __builtin_convertvector(f, Vec);
     }
-    Vec a[8];  // pairs of tokens, even / odd dims
+    std::array<Vec, 8> a;  // pairs of tokens, even / odd dims
     for (int j = 0; j < 4; ++j) {
-      a[j] = __builtin_shufflevector(r[2 * j], r[2 * j + 1], 0, 8, 2, 10, 4, 12, 6, 14);
-      a[4 + j] = __builtin_shufflevector(r[2 * j], r[2 * j + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+      a.at(j) = __builtin_shufflevector(r.at(2 * j), r.at(2 * j + 1), 0, 8, 2, 10, 4, 12, 6, 14);
+      a.at(4 + j) = __builtin_shufflevector(r.at(2 * j), r.at(2 * j + 1), 1, 9, 3, 11, 5, 13, 7, 15);
     }
-    Vec b[8];  // quads of tokens: dims {0,4}, {2,6} (from even) and {1,5}, {3,7} (from odd)
+    std::array<Vec, 8> b;  // quads of tokens: dims {0,4}, {2,6} (from even) and {1,5}, {3,7} (from odd)
     for (int h = 0; h < 2; ++h)
       for (int k = 0; k < 2; ++k) {
-        const Vec& x = a[4 * k + 2 * h];
-        const Vec& y = a[4 * k + 2 * h + 1];
-        b[4 * k + h] = __builtin_shufflevector(x, y, 0, 1, 8, 9, 4, 5, 12, 13);
-        b[4 * k + 2 + h] = __builtin_shufflevector(x, y, 2, 3, 10, 11, 6, 7, 14, 15);
+        const Vec& x = a.at(4 * k + 2 * h);
+        const Vec& y = a.at(4 * k + 2 * h + 1);
+        b.at(4 * k + h) = __builtin_shufflevector(x, y, 0, 1, 8, 9, 4, 5, 12, 13);
+        b.at(4 * k + 2 + h) = __builtin_shufflevector(x, y, 2, 3, 10, 11, 6, 7, 14, 15);
       }
     // b[4k + 2m + h]: tokens 4h..4h+3 of dims (2m + k) and (2m + k + 4).
     for (int k = 0; k < 2; ++k)
       for (int m = 0; m < 2; ++m) {
-        const Vec& lo = b[4 * k + 2 * m];
-        const Vec& hi = b[4 * k + 2 * m + 1];
+        const Vec& lo = b.at(4 * k + 2 * m);
+        const Vec& hi = b.at(4 * k + 2 * m + 1);
         kt[d + 2 * m + k] = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 8, 9, 10, 11);
         kt[d + 2 * m + k + 4] = __builtin_shufflevector(lo, hi, 4, 5, 6, 7, 12, 13, 14, 15);
       }
