@@ -12,6 +12,13 @@
 #else
 #define IXO_HD inline
 #endif
+// Full unrolling of a loop whose trip count is a constant once inlined (the GPU's tile
+// loops); nothing on the host.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define IXO_UNROLL _Pragma("unroll")
+#else
+#define IXO_UNROLL
+#endif
 
 // Mutant schemata (issue 5): IXO_MUTANT(sel, id) is true when mutant `id` is selected in
 // a test build, and the constant false (compiled away) in release builds. The ids are the
@@ -376,14 +383,69 @@ IXO_HD float lse_finish(float m, float sum, int mutant = 0) {
   return IXO_MUTANT(mutant, mutants::lse_no_max_subtraction) ? lse_log(sum, mutant) : m + lse_log(sum, mutant);
 }
 
-// Block score over n logits s[0], s[stride], ... (n may be 0: -inf), max or lse.
+// Online block-score state of one row (the one lse arithmetic of every kernel): the max,
+// and for lse the sum of exp2(s - max). Logits come in groups (state_add: the whole block
+// on the CPU twin, a thread's tile columns on the GPU) and partial states merge in a fixed
+// order (state_merge: the GPU's lanes); a group's terms are summed in order from 0 and the
+// running sum is rescaled to the new max once per group. The NaN-propagating max
+// (pick_max) of the caller (MaxStep here; the GPU's one-instruction max.NaN, which may differ on the
+// sign of a zero maximum only).
+struct BlockState {
+  float m;
+  float s;
+};
+struct MaxStep {
+  IXO_HD float operator()(float m, float s) const { return max_step(m, s); }
+};
+IXO_HD void state_reset(BlockState& st) {
+  st.m = -INFINITY;
+  st.s = 0.0f;
+}
+// Adds the n logits v[0], v[stride], ... (already masked to -inf) in that order.
+template <class Max>
+IXO_HD void state_add(BlockState& st, const float* v, int n, int stride, bool lse, Max pick_max, int mutant = 0) {
+  float mt = -INFINITY;
+  IXO_UNROLL
+  for (int e = 0; e < n; ++e) mt = pick_max(mt, v[e * stride]);
+  if (!lse) {
+    st.m = pick_max(st.m, mt);
+    return;
+  }
+  const float nm = pick_max(st.m, mt);
+  if (nm == -INFINITY) return;
+  // nm = +inf or NaN: the sum turns NaN (inf - inf), unread: state_score returns the max.
+  float s = st.m == -INFINITY ? 0.0f : st.s * lse_exp(st.m - nm, mutant);
+  IXO_UNROLL
+  for (int e = 0; e < n; ++e) s += lse_term(v[e * stride], nm, mutant);
+  st.m = nm;
+  st.s = s;
+}
+// Merges state b into a (a first, then b: a fixed order).
+template <class Max>
+IXO_HD void state_merge(BlockState& a, const BlockState& b, bool lse, Max pick_max, int mutant = 0) {
+  if (!lse) {
+    a.m = pick_max(a.m, b.m);
+    return;
+  }
+  const float nm = pick_max(a.m, b.m);
+  if (nm == -INFINITY) return;
+  const float sa = a.m == -INFINITY ? 0.0f : a.s * lse_exp(a.m - nm, mutant);
+  const float sb = b.m == -INFINITY ? 0.0f : b.s * lse_exp(b.m - nm, mutant);
+  a.m = nm;
+  a.s = sa + sb;
+}
+IXO_HD float state_score(const BlockState& st, bool lse, int mutant = 0) {
+  if (!lse) return st.m;
+  return lse_finish(st.m, st.s, mutant);
+}
+
+// Block score over n logits s[0], s[stride], ... (n may be 0: -inf), max or lse: one
+// state_add of the whole block (the sum starts at 0 relative to the block max).
 IXO_HD float block_score(const float* s, int n, int stride, bool lse, int mutant = 0) {
-  float m = -INFINITY;
-  for (int i = 0; i < n; ++i) m = max_step(m, s[i * stride]);
-  if (!lse || max_is_final(m)) return m;
-  float sum = 0.0f;
-  for (int i = 0; i < n; ++i) sum += lse_term(s[i * stride], m, mutant);
-  return lse_finish(m, sum, mutant);
+  BlockState st;
+  state_reset(st);
+  state_add(st, s, n, stride, lse, MaxStep{}, mutant);
+  return state_score(st, lse, mutant);
 }
 
 // Whether a row writes score columns: active (table row >= 0) and not trivial (nb > topk).

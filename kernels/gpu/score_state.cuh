@@ -1,6 +1,6 @@
 // Device pieces of the score kernels shared by the native (indexer_kernels.cuh) and CP
 // (cp_kernels.cuh) kernels, portable (CUDA and HIP): the launch shape, the online block
-// score state and the fp8 -> bf16 decode table entry. Formulas: kernels/common.
+// score state's max and the fp8 -> bf16 decode table entry. Formulas: kernels/common.
 #pragma once
 #include <cstdint>
 
@@ -27,51 +27,22 @@ __device__ __forceinline__ float nan_max(float a, float b) {
 #endif
 }
 
-// Online block-score state of one row: max, or (max, sum of exp2) for lse.
-struct BlockState {
-  float m;
-  float s;
+// The online block-score state (cm::BlockState, the CPU twin's too) with the GPU's max.
+using cm::BlockState;
+using cm::state_reset;
+struct NanMax {
+  __device__ __forceinline__ float operator()(float a, float b) const { return nan_max(a, b); }
 };
-__device__ __forceinline__ void state_reset(BlockState& st) {
-  st.m = -INFINITY;
-  st.s = 0.0f;
-}
 // Adds n logits (already masked to -inf) in the given order.
 template <int N>
 __device__ __forceinline__ void state_add(BlockState& st, const float (&v)[N], bool lse, int mutant = 0) {
-  float mt = -INFINITY;
-#pragma unroll
-  for (int e = 0; e < N; ++e) mt = nan_max(mt, v[e]);
-  if (!lse) {
-    st.m = nan_max(st.m, mt);
-    return;
-  }
-  const float nm = nan_max(st.m, mt);
-  if (nm == -INFINITY) return;
-  // nm = +inf or NaN: the sum turns NaN (inf - inf), unread: state_score returns the max.
-  float s = st.m == -INFINITY ? 0.0f : st.s * cm::lse_exp(st.m - nm, mutant);
-#pragma unroll
-  for (int e = 0; e < N; ++e) s += cm::lse_exp(v[e] - nm, mutant);
-  st.m = nm;
-  st.s = s;
+  cm::state_add(st, v, N, 1, lse, NanMax{}, mutant);
 }
 // Merges state b into a (a first, then b: a fixed order).
 __device__ __forceinline__ void state_merge(BlockState& a, const BlockState& b, bool lse, int mutant = 0) {
-  if (!lse) {
-    a.m = nan_max(a.m, b.m);
-    return;
-  }
-  const float nm = nan_max(a.m, b.m);
-  if (nm == -INFINITY) return;
-  const float sa = a.m == -INFINITY ? 0.0f : a.s * cm::lse_exp(a.m - nm, mutant);
-  const float sb = b.m == -INFINITY ? 0.0f : b.s * cm::lse_exp(b.m - nm, mutant);
-  a.m = nm;
-  a.s = sa + sb;
+  cm::state_merge(a, b, lse, NanMax{}, mutant);
 }
-__device__ __forceinline__ float state_score(const BlockState& st, bool lse, int mutant = 0) {
-  if (!lse) return st.m;
-  return cm::lse_finish(st.m, st.s, mutant);
-}
+using cm::state_score;
 
 // bf16 bits of every fp8 code (exact: every fp8 value is a bf16 value).
 __device__ __forceinline__ std::uint16_t fp8_bf16_bits(int code, int kcode, int mutant = 0) {

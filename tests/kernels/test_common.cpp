@@ -2,7 +2,9 @@
 // Where the reference has an independent version (fp8/bf16 decoding) the two are compared.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -323,6 +325,48 @@ TEST(KernelsCommon, BlockScoreMaxAndLse) {
   EXPECT_EQ(cm::block_score(strided, 2, 2, false), 2.0f);
   const float ninf[2] = {-INFINITY, -INFINITY};
   EXPECT_EQ(cm::block_score(ninf, 2, 1, true), -INFINITY);
+}
+
+// The online state the GPU kernels merge lanes with (cm::state_add / state_merge, the
+// twin's block_score is one state_add): adding a block in groups and merging partial
+// states gives the block's score, hand-worked on values whose sums are exact.
+float grouped_score(const std::vector<std::vector<float>>& groups, bool lse, bool merge) {
+  cm::BlockState st;
+  cm::state_reset(st);
+  for (const auto& g : groups) {
+    if (!merge) {
+      cm::state_add(st, g.data(), static_cast<int>(g.size()), 1, lse, cm::MaxStep{});
+      continue;
+    }
+    cm::BlockState part;
+    cm::state_reset(part);
+    cm::state_add(part, g.data(), static_cast<int>(g.size()), 1, lse, cm::MaxStep{});
+    cm::state_merge(st, part, lse, cm::MaxStep{});
+  }
+  return cm::state_score(st, lse);
+}
+
+TEST(KernelsCommon, BlockStateGroupsAndMergesGiveTheBlockScore) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (bool merge : {false, true}) {
+    SCOPED_TRACE(merge ? "merged partial states" : "groups added in turn");
+    // 3 then 5: the running sum 2^0 is rescaled by 2^(3-5) once: 5 + log2(1.25).
+    EXPECT_EQ(grouped_score({{3.0f}, {5.0f}}, true, merge), 5.0f + std::log2(1.25f));
+    EXPECT_EQ(grouped_score({{5.0f}, {3.0f}}, true, merge), 5.0f + std::log2(1.25f));
+    EXPECT_EQ(grouped_score({{5.0f, 5.0f}, {5.0f, 5.0f}}, true, merge), 7.0f);  // log2(4 * 2^5)
+    EXPECT_EQ(grouped_score({{1.0f, 4.0f}, {2.0f}}, false, merge), 4.0f);
+    // Empty and fully masked groups change nothing, first or last.
+    EXPECT_EQ(grouped_score({{}, {5.0f, 5.0f}, {-INFINITY}}, true, merge), 6.0f);
+    EXPECT_EQ(grouped_score({{-INFINITY}, {}}, true, merge), -INFINITY);
+    // A NaN or +inf in any group decides the block, as in block_score.
+    EXPECT_TRUE(std::isnan(grouped_score({{1.0f}, {nan}, {2.0f}}, true, merge)));
+    EXPECT_TRUE(std::isnan(grouped_score({{nan}, {INFINITY}}, false, merge)));
+    EXPECT_EQ(grouped_score({{1.0f}, {INFINITY}, {2.0f}}, true, merge), INFINITY);
+  }
+  // The whole block in one group is block_score, bit for bit.
+  const float v[5] = {0.3f, -2.5f, 1.75f, 1.7f, -40.0f};
+  const float whole = grouped_score({{v[0], v[1], v[2], v[3], v[4]}}, true, false);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(whole), std::bit_cast<std::uint32_t>(cm::block_score(v, 5, 1, true)));
 }
 
 }  // namespace
