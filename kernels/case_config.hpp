@@ -1,7 +1,7 @@
 // A Case's kernel configuration (common::IndexConfig): the one place where Case fields
 // become launch fields. The CPU twins, the CUDA/HIP backends, cuda-cp, the NCCL runner, the
-// benchmarks and the GPU tests all call it, so a new config knob is a Config field
-// (ixo/case.hpp), its case.json spelling (case_io.cpp) and one line here.
+// benchmarks and the GPU tests all call it; an integer knob is copied by the list of
+// ixo/config_fields.hpp (its one line there is the whole plumbing).
 #pragma once
 #include "index_config.hpp"
 #include "ixo/case.hpp"
@@ -19,14 +19,12 @@ inline common::IndexConfig index_config(const Case& c, double q_scale) {
   k.rows = c.rows;
   k.width = c.width;
   k.NB = c.NB();
-  k.block_size = c.cfg.block_size;
-  k.topk = c.cfg.topk;
-  k.init_blocks = c.cfg.init_blocks;
-  k.local_blocks = c.cfg.local_blocks;
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written) k.name = c.cfg.name;
+  IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
   k.score_lse = c.cfg.score_type == ScoreType::lse ? 1 : 0;
   k.k_code = static_cast<int>(c.cfg.k_dtype);
   k.q_code = static_cast<int>(c.cfg.q_dtype);
-  k.packed_queries = c.cfg.packed_queries;
   k.sm_q_scale = static_cast<float>(c.effective_sm_scale() * q_scale);
   k.k_scale = static_cast<float>(c.cfg.k_scale);
   return k;

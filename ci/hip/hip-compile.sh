@@ -24,7 +24,7 @@ compile() {  # compile <name>: kernels/gpu/<name>.hip -> $out/<name>.o (+ .d)
   rm -f "$out/$1.o" "$out/$1.d"
   (set -x
    "$HIPCC" -std=c++17 -O3 --offload-arch=gfx90a --offload-arch=gfx940 -Wall \
-     -I"$root/kernels" -I"$root/kernels/common" -MD -MF "$out/$1.d" \
+     -I"$root/kernels" -I"$root/kernels/common" -I"$root/reference/include" -MD -MF "$out/$1.d" \
      -c "$root/kernels/gpu/$1.hip" -o "$out/$1.o")
   # Every project file among the dependencies must come from $root.
   local foreign

@@ -13,6 +13,11 @@ from . import _core
 # ixo::Config's defaults (case.json spellings): the keyword defaults of Case below, so Python and
 # C++ never disagree on a default (issue 24).
 _DEFAULTS = json.loads(_core.config_defaults())
+# The integer knobs (ixo/config_fields.hpp, one line each): name -> (default, least, most,
+# required). Case's keywords, their checks and the properties below come from this list, so a
+# new knob needs no Python change.
+_INT_FIELDS = {name: (default, least, most, required) for name, default, least, most, required in
+               _core.config_int_fields()}
 
 _TORCH_K_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz", "float8_e5m2": "e5m2",
                    "float4_e2m1fn_x2": "nvfp4"}
@@ -81,16 +86,17 @@ def _scalar(v: Any) -> Any:
     return v
 
 
-def _config_int(v: Any, field: str, least: int) -> int:
-    """A Python or numpy integer (not a bool, not a float) >= least that fits int32."""
+def _config_int(v: Any, field: str) -> int:
+    """A Python or numpy integer (not a bool, not a float) in the knob's range (config_fields.hpp)."""
+    _, least, most, _ = _INT_FIELDS[field]
     x = _scalar(v)
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
         raise ValueError(f"{field}: must be an integer, got {x!r}")
     x = int(x)
     if x < least:
         raise ValueError(f"{field}: must be >= {least}, got {x}")
-    if x > 2 ** 31 - 1:
-        raise ValueError(f"{field}: {x} is out of range (at most {2 ** 31 - 1})")
+    if x > most:
+        raise ValueError(f"{field}: {x} is out of range (at most {most})")
     return x
 
 
@@ -125,6 +131,10 @@ class Case:
     K slot ``page_table[b, t // page_size] * page_size + t % page_size``. ``req_to_token`` may
     then be ``None`` (derived from the table); when given it must agree with it.
 
+    The integer knobs (``block_size``, ``topk``, ``init_blocks``, ``local_blocks``,
+    ``packed_queries``, ``page_size`` and any later one) come from ixo/config_fields.hpp:
+    each is a keyword with the C++ default and range and a property of the same name.
+
     Example::
 
         import numpy as np, indexer_oracle as io
@@ -137,11 +147,11 @@ class Case:
     """
 
     def __init__(self, q: Any, k_cache: Any, req_to_token: Any, slot_ids: Any, seq_lens: Any, *, block_size: int, topk: int,
-                 init_blocks: int = _DEFAULTS["init_blocks"], local_blocks: int = _DEFAULTS["local_blocks"],
+                 init_blocks: int = _INT_FIELDS["init_blocks"][0], local_blocks: int = _INT_FIELDS["local_blocks"][0],
                  score_type: str = _DEFAULTS["score_type"], sm_scale: Optional[float] = None,
                  q_scale: float = _DEFAULTS["q_scale"], k_scale: float = _DEFAULTS["k_scale"], k_dtype: Optional[str] = None,
-                 packed_queries: int = _DEFAULTS["packed_queries"], page_size: int = 1, page_table: Any = None,
-                 q_dtype: Optional[str] = None, k_scales: Any = None) -> None:
+                 packed_queries: int = _INT_FIELDS["packed_queries"][0], page_size: int = _INT_FIELDS["page_size"][0],
+                 page_table: Any = None, q_dtype: Optional[str] = None, k_scales: Any = None, **knobs: int) -> None:
         qb, q_kind = _bits(q, "q")
         if q_dtype is not None and q_dtype not in _Q_DTYPES:
             raise ValueError(f"q_dtype: unknown '{q_dtype}' (bf16, e4m3fn)")
@@ -184,12 +194,16 @@ class Case:
             raise ValueError("k_scales: required for k_dtype 'nvfp4' (uint8 e4m3fn codes [S, Hk, D/16])")
         # Python ints/floats or numpy scalars (0-d arrays too); checked here so that a bad value
         # is named with its field, never a json TypeError or an invalid-JSON message.
-        config = {"block_size": _config_int(block_size, "block_size", 1), "topk": _config_int(topk, "topk", 1),
-                  "init_blocks": _config_int(init_blocks, "init_blocks", 0),
-                  "local_blocks": _config_int(local_blocks, "local_blocks", 0), "score_type": score_type,
-                  "q_scale": _config_float(q_scale, "q_scale"), "k_scale": _config_float(k_scale, "k_scale"),
-                  "k_dtype": k_dtype, "packed_queries": _config_int(packed_queries, "packed_queries", 1),
-                  "page_size": _config_int(page_size, "page_size", 1)}
+        # Integer knobs: the named keywords above, any other knob of the list by its name.
+        for name in knobs:
+            if name not in _INT_FIELDS:
+                raise TypeError(f"Case() got an unexpected keyword argument '{name}'")
+        named = {"block_size": block_size, "topk": topk, "init_blocks": init_blocks, "local_blocks": local_blocks,
+                 "packed_queries": packed_queries, "page_size": page_size}
+        config = {name: _config_int(named[name] if name in named else knobs.get(name, default), name)
+                  for name, (default, _, _, _) in _INT_FIELDS.items()}
+        config.update({"score_type": score_type, "q_scale": _config_float(q_scale, "q_scale"),
+                       "k_scale": _config_float(k_scale, "k_scale"), "k_dtype": k_dtype})
         if q_dtype != "bf16":
             config["q_dtype"] = q_dtype
         if sm_scale is not None:
@@ -240,14 +254,10 @@ class Case:
     def _cfg(self, key: str) -> Any:
         return json.loads(self._c.config_json)[key]
 
-    block_size = property(lambda self: self._cfg("block_size"))
-    topk = property(lambda self: self._cfg("topk"))
-    init_blocks = property(lambda self: self._cfg("init_blocks"))
-    local_blocks = property(lambda self: self._cfg("local_blocks"))
     q_scale = property(lambda self: self._cfg("q_scale"))
     k_scale = property(lambda self: self._cfg("k_scale"))
-    packed_queries = property(lambda self: self._cfg("packed_queries"))
-    page_size = property(lambda self: json.loads(self._c.config_json).get("page_size", 1), doc="tokens per K page (1: token slots)")
+    # block_size, topk, init_blocks, local_blocks, packed_queries, page_size and every other
+    # integer knob: properties made from _INT_FIELDS after the class.
 
     def torch(self, device: str = "cuda") -> dict[str, Any]:
         """The inputs as torch tensors of the right dtypes on ``device``: q bfloat16 (or
@@ -274,8 +284,7 @@ class Case:
         }
         if self.k_dtype == "nvfp4":
             out["k_scales"] = torch.from_numpy(self.k_scales).to(device).view(torch.float8_e4m3fn)
-        out.update({k: getattr(self, k) for k in ("block_size", "topk", "init_blocks", "local_blocks", "score_type", "sm_scale",
-                                                   "q_scale", "k_scale", "packed_queries", "page_size")})
+        out.update({k: getattr(self, k) for k in (*_INT_FIELDS, "score_type", "sm_scale", "q_scale", "k_scale")})
         return out
 
     def __repr__(self) -> str:
@@ -284,6 +293,16 @@ class Case:
                 f"block_size={self.block_size}, topk={self.topk}, init_blocks={self.init_blocks}, "
                 f"local_blocks={self.local_blocks}, score_type='{self.score_type}', packed_queries={self.packed_queries}"
                 + (f", page_size={self.page_size}, max_pages={self.page_table.shape[1]})" if self.page_table is not None else ")"))
+
+
+def _int_knob(name: str, default: int) -> property:
+    # case.json may leave a knob out at its default (page_size on token-slot cases).
+    return property(lambda self: json.loads(self._c.config_json).get(name, default),
+                    doc=f"integer knob '{name}' (ixo/config_fields.hpp; default {default})")
+
+
+for _name, (_default, _, _, _) in _INT_FIELDS.items():
+    setattr(Case, _name, _int_knob(_name, _default))
 
 
 def presets() -> list[str]:

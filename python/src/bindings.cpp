@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <tuple>
 
 #include "backend.hpp"
 #include "external/exec_backend.hpp"
@@ -256,6 +257,16 @@ PYBIND11_MODULE(_core, m) {
   // ixo::Config's defaults as case.json text: io.Case takes its keyword defaults from here (one
   // default for every config field, issue 24).
   m.def("config_defaults", [] { return ixo::config_to_json(ixo::Config{}); });
+  // The integer knobs of ixo/config_fields.hpp as [(name, default, least, most, required), ...]:
+  // io.Case's keywords, checks and properties for them come from this list.
+  m.def("config_int_fields", [] {
+    std::vector<std::tuple<std::string, int, int, int, bool>> fields;
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written) \
+  fields.emplace_back(#name, dflt, least, most, required);
+    IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
+    return fields;
+  });
   m.def("load_case", &ixo::load_case);
   m.def("save_case", &ixo::save_case);
   m.def("presets", &ixo::preset_names);

@@ -228,11 +228,40 @@ def test_config_integers_are_refused_just_past_int32_and_named():
     """Config integers are int32 in the case file: 2**31 is refused by the Python layer with
     the field's name and the bound (not handed on to the C++ layer)."""
     c = small_case()
-    for field in ("block_size", "topk", "packed_queries"):
+    for field, most in (("block_size", 2147483647), ("topk", 2048), ("packed_queries", 2147483647)):
         args = dict(block_size=8, topk=2, packed_queries=1)
         args[field] = 2 ** 31
-        with pytest.raises(ValueError, match=rf"^{field}: 2147483648 is out of range \(at most 2147483647\)"):
+        with pytest.raises(ValueError, match=rf"^{field}: 2147483648 is out of range \(at most {most}\)"):
             io.Case(c.q, c.k_cache, c.req_to_token, c.slot_ids, c.seq_lens, **args)
+
+
+def test_every_integer_knob_is_a_keyword_and_a_property():
+    """The integer knobs come from one list (ixo/config_fields.hpp, issue 24): each is a Case
+    keyword checked against its range, read back as a property and handed to the torch dict."""
+    c = small_case(block_size=4, topk=3, init_blocks=2, local_blocks=0, packed_queries=1)
+    got = {k: getattr(c, k) for k in ("block_size", "topk", "init_blocks", "local_blocks", "packed_queries", "page_size")}
+    assert got == dict(block_size=4, topk=3, init_blocks=2, local_blocks=0, packed_queries=1, page_size=1)
+    assert [f[0] for f in io._core.config_int_fields()] == list(got)
+    for field, least in (("init_blocks", 0), ("local_blocks", 0), ("packed_queries", 1), ("page_size", 1)):
+        with pytest.raises(ValueError, match=rf"^{field}: must be >= {least}, got {least - 1}$"):
+            small_case(**{field: least - 1})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sink_blocks'"):
+        small_case(sink_blocks=1)
+
+
+def test_a_knob_python_does_not_name_is_taken_by_its_name(monkeypatch):
+    """A new integer knob needs no Python change: a knob in the list that Case has no named
+    keyword for is checked against its range and written into case.json under its name (here
+    the C++ side, which does not know the made-up knob, refuses the key by name)."""
+    import indexer_oracle._case as case_mod
+
+    monkeypatch.setitem(case_mod._INT_FIELDS, "sink_blocks", (0, 0, 7, False))
+    with pytest.raises(ValueError, match=r"^sink_blocks: must be >= 0, got -1$"):
+        small_case(sink_blocks=-1)
+    with pytest.raises(ValueError, match=r"^sink_blocks: 8 is out of range \(at most 7\)$"):
+        small_case(sink_blocks=8)
+    with pytest.raises(ValueError, match=r"sink_blocks: unknown key in case.json"):
+        small_case(sink_blocks=3)
 
 
 def test_uint64_ids_and_lengths_beyond_int64_are_refused_not_wrapped():

@@ -208,13 +208,13 @@ void validate(const Case& c) {
   const Config& g = c.cfg;
   if (g.q_dtype != KDtype::bf16 && g.q_dtype != KDtype::e4m3fn)
     throw InputError("q_dtype", "must be bf16 or e4m3fn, got " + std::string(to_string(g.q_dtype)));
-  if (g.block_size < 1) throw InputError("block_size", "must be >= 1, got " + str(g.block_size));
-  if (g.topk < 1 || g.topk > kMaxTopk)
-    throw InputError("topk", "must be in [1, " + str(kMaxTopk) + "], got " + str(g.topk));
-  if (g.init_blocks < 0) throw InputError("init_blocks", "must be >= 0, got " + str(g.init_blocks));
-  if (g.local_blocks < 0) throw InputError("local_blocks", "must be >= 0, got " + str(g.local_blocks));
-  if (g.packed_queries < 1) throw InputError("packed_queries", "must be >= 1, got " + str(g.packed_queries));
-  if (g.page_size < 1) throw InputError("page_size", "must be >= 1, got " + str(g.page_size));
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written)                  \
+  if (g.name < (least) || g.name > (most))                                            \
+    throw InputError(#name, (most) == 2147483647                                      \
+                                ? "must be >= " + str(least) + ", got " + str(g.name) \
+                                : "must be in [" + str(least) + ", " + str(most) + "], got " + str(g.name));
+  IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
   if (g.sm_scale && !std::isfinite(*g.sm_scale))
     throw InputError("sm_scale", "must be finite, got " + std::to_string(*g.sm_scale));
   if (!std::isfinite(g.q_scale)) throw InputError("q_scale", "must be finite, got " + std::to_string(g.q_scale));

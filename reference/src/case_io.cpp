@@ -106,44 +106,50 @@ std::vector<std::int64_t> as_int64(const NpyArray& a) {
 Config parse_config_json(const std::string& text) {
   const json j = parse_json_strict(text, "case.json");
   if (!j.is_object()) throw InputError("case.json", "must hold a JSON object, got " + brief(j));
-  static const char* known[] = {"block_size", "topk",    "init_blocks", "local_blocks",   "score_type", "sm_scale",
-                                "q_scale",    "k_scale", "k_dtype",     "packed_queries", "page_size",  "q_dtype"};
+  // clang-format off
+  static const char* known[] = {
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written) #name,
+      IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
+      "score_type", "sm_scale", "q_scale", "k_scale", "k_dtype", "q_dtype"};
+  // clang-format on
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool found = false;
     for (const char* k : known) found |= it.key() == k;
     if (!found) throw InputError(it.key(), "unknown key in case.json");
   }
   Config c;
-  for (const char* k : {"block_size", "topk", "init_blocks", "local_blocks", "score_type", "k_dtype"})
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written) \
+  if (required && !j.contains(#name)) throw InputError(#name, "missing from case.json");
+  IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
+  for (const char* k : {"score_type", "k_dtype"})
     if (!j.contains(k)) throw InputError(k, "missing from case.json");
-  c.block_size = json_int(j, "block_size");
-  c.topk = json_int(j, "topk");
-  c.init_blocks = json_int(j, "init_blocks");
-  c.local_blocks = json_int(j, "local_blocks");
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written) \
+  if (j.contains(#name)) c.name = json_int(j, #name);
+  IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
   c.score_type = parse_score_type(json_str(j, "score_type"));
   c.k_dtype = parse_kdtype(json_str(j, "k_dtype"));
   if (j.contains("sm_scale") && !j.at("sm_scale").is_null()) c.sm_scale = json_num(j, "sm_scale");
   if (j.contains("q_scale")) c.q_scale = json_num(j, "q_scale");
   if (j.contains("k_scale")) c.k_scale = json_num(j, "k_scale");
-  if (j.contains("packed_queries")) c.packed_queries = json_int(j, "packed_queries");
-  if (j.contains("page_size")) c.page_size = json_int(j, "page_size");
   if (j.contains("q_dtype")) c.q_dtype = parse_qdtype(json_str(j, "q_dtype"));
   return c;
 }
 
 std::string config_to_json(const Config& c) {
-  json j;
-  j["block_size"] = c.block_size;
-  j["topk"] = c.topk;
-  j["init_blocks"] = c.init_blocks;
-  j["local_blocks"] = c.local_blocks;
+  json j;  // keys sorted: the written order is the file's whatever the order here
+  // A knob not written at its default (page_size) keeps token-slot case files as they were.
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written) \
+  if (written || c.name != dflt) j[#name] = c.name;
+  IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
   j["score_type"] = std::string(to_string(c.score_type));
   if (c.sm_scale) j["sm_scale"] = *c.sm_scale;
   j["q_scale"] = c.q_scale;
   j["k_scale"] = c.k_scale;
   j["k_dtype"] = std::string(to_string(c.k_dtype));
-  j["packed_queries"] = c.packed_queries;
-  if (c.page_size != 1) j["page_size"] = c.page_size;  // token-slot case files stay as they were
   if (c.q_dtype != KDtype::bf16)
     j["q_dtype"] = std::string(to_string(c.q_dtype));  // absent: bf16 (older cases stay byte-equal)
   return j.dump(2) + "\n";

@@ -28,6 +28,7 @@ Case odd_case() {
   c.cfg.k_dtype = KDtype::e5m2;
   c.cfg.q_dtype = KDtype::e4m3fn;
   c.cfg.packed_queries = 3;
+  c.cfg.page_size = 7;
   c.cfg.sm_scale = 0.25;
   c.cfg.q_scale = 3.0;
   c.cfg.k_scale = 0.5;
@@ -52,6 +53,7 @@ TEST(IndexConfig, EveryFieldComesFromItsCaseField) {
   EXPECT_EQ(k.k_code, static_cast<int>(KDtype::e5m2));
   EXPECT_EQ(k.q_code, static_cast<int>(KDtype::e4m3fn));
   EXPECT_EQ(k.packed_queries, 3);
+  EXPECT_EQ(k.page_size, 7);
   EXPECT_EQ(k.sm_q_scale, 0.75f);  // sm_scale * q_scale
   EXPECT_EQ(k.k_scale, 0.5f);
 }
@@ -78,6 +80,7 @@ TEST(IndexConfig, DefaultsEqualTheCaseDefaults) {
   EXPECT_EQ(d.k_code, k.k_code);
   EXPECT_EQ(d.q_code, k.q_code);
   EXPECT_EQ(d.packed_queries, k.packed_queries);
+  EXPECT_EQ(d.page_size, k.page_size);
   EXPECT_EQ(d.k_scale, k.k_scale);
   EXPECT_EQ(d.Hq, k.Hq);
   EXPECT_EQ(d.Hk, k.Hk);

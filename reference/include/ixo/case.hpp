@@ -8,25 +8,26 @@
 #include <string>
 #include <vector>
 
+#include "ixo/config_fields.hpp"
 #include "ixo/dtype.hpp"
 
 namespace ixo {
 
-constexpr int kMaxTopk = 2048;
+constexpr int kMaxTopk = 2048;  // topk's most in ixo/config_fields.hpp
 
 struct Config {
-  int block_size = 128;
-  int topk = 16;
-  int init_blocks = 0;
-  int local_blocks = 1;
+  // block_size, topk, init_blocks, local_blocks, packed_queries (consecutive rows forming one
+  // request's verify group; a launch hint), page_size (tokens per K page; 1: token slots;
+  // > 1 needs Case::page_table): the integer knobs of ixo/config_fields.hpp.
+#define IXO_CONFIG_FIELD(name, dflt, least, most, required, written) int name = dflt;
+  IXO_CONFIG_INT_FIELDS(IXO_CONFIG_FIELD)
+#undef IXO_CONFIG_FIELD
   ScoreType score_type = ScoreType::max;
   std::optional<double> sm_scale;  // default D^-0.5
   double q_scale = 1.0;
   double k_scale = 1.0;
   KDtype k_dtype = KDtype::bf16;
   KDtype q_dtype = KDtype::bf16;  // bf16 or e4m3fn (then Case::q holds codes in the low byte)
-  int packed_queries = 1;         // consecutive rows forming one request's verify group
-  int page_size = 1;              // tokens per K page (1: token slots); > 1 needs Case::page_table
 };
 
 struct Case {
