@@ -45,7 +45,7 @@ inline Observed observed_of(const Case& c, std::vector<std::int32_t> ids, std::v
 inline int test_mutant() {
   const char* v = std::getenv("IXO_TEST_MUTANT");
   if (v == nullptr || *v == '\0') return 0;
-  for (const auto& m : ::ixo::mutants::catalogue)
+  for (const auto& m : ::ixo::mutants::sites)
     if (std::string(m.key) == v || std::to_string(m.id) == v) return m.id;
   throw std::runtime_error(std::string("IXO_TEST_MUTANT=") + v + " names no catalogue mutant");
 }

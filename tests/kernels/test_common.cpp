@@ -147,19 +147,6 @@ TEST(KernelsCommon, GroupsOfEveryVerifySizeStartAtXTimesP) {
 #endif
 }
 
-// Every "gpu-test" mutant names the mutation ctest that runs it (tests/gpu/CMakeLists.txt
-// adds `mutant.<key>` for each): its killer reads "ctest:mutant.<key> (...)".
-TEST(KernelsCommon, GpuTestMutantsNameTheirCtest) {
-  int n = 0;
-  for (const auto& m : ixo::mutants::catalogue) {
-    if (std::string(m.where) != "gpu-test") continue;
-    ++n;
-    EXPECT_EQ(std::string(m.killer).rfind(std::string("ctest:mutant.") + m.key + " (", 0), 0u)
-        << m.key << ": " << m.killer;
-  }
-  EXPECT_GE(n, 3);
-}
-
 TEST(KernelsCommon, GroupPlanIsLongestWritableRowAndTileMapping) {
   const std::int64_t lens[6] = {9, 9, 12, 10, 11, 3};
   std::int64_t slots[6] = {0, 0, 0, 0, 0, 0};

@@ -27,7 +27,7 @@ static_assert(!IXO_MUTANT(ixo::mutants::stray_column_write, ixo::mutants::stray_
 // The common formulas with every switch selected still compute the true formula.
 TEST(ReleaseNoMutants, CommonFormulasIgnoreTheSelector) {
   namespace cm = ixo::common;
-  for (const auto& m : ixo::mutants::catalogue) {
+  for (const auto& m : ixo::mutants::sites) {
     SCOPED_TRACE(m.key);
     EXPECT_EQ(cm::forced_score(1.f, 5, 6, 6, 1, m.id), cm::forced_score(1.f, 5, 6, 6, 1));
     EXPECT_EQ(cm::wrap_slot(-3, 10, m.id), 7);
@@ -56,7 +56,7 @@ TEST(ReleaseNoMutants, MutantIdsChangeNothing) {
     for (bool packed : {false, true}) {
       auto b = packed ? ixo::make_cpu_packed_backend() : ixo::make_cpu_rows_backend();
       const ixo::Observed base = b->run(c);
-      for (const auto& m : ixo::mutants::catalogue) {
+      for (const auto& m : ixo::mutants::sites) {
         ixo::RunOptions o;
         o.mutant = m.id;
         const ixo::Verdict v = ixo::compare_bitwise(base, b->run(c, o));

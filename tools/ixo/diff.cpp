@@ -23,7 +23,7 @@ int diff(const Args& a, int chunks, int mutant) {
     throw InputError("--mutant", "this build has no mutant switches (IXO_MUTANTS=OFF); use a test build");
 #endif
     bool known = false;
-    for (const auto& m : mutants::catalogue) known = known || m.id == mutant;
+    for (const auto& m : mutants::sites) known = known || m.id == mutant;
     if (!known)
       throw InputError("--mutant", fmt::format("{} is not a catalogue mutant id (ixo mutate lists them)", mutant));
   }

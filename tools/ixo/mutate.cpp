@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "backend.hpp"
-#include "common/mutants.hpp"
+#include "ixo/mutant_catalogue.hpp"
 #include "ixo/contract.hpp"
 #include "ixo/default_suite.hpp"
 #include "ixo/backend_properties.hpp"
@@ -122,7 +122,7 @@ std::vector<NamedCheck> make_checks(int property_cases) {
 }
 
 // Does the mutant live in code that one of the selected backends runs? Read from the
-// registry's traits (kernels/common/mutants.hpp says what each `where` means).
+// registry's traits (kernels/common/mutants.hpp says what each `where` means; the prose is ixo/mutant_catalogue.hpp).
 bool reaches(const mutants::Info& m, const Selected& s) {
   const std::string where = m.where;
   if (where == "gpu-test") return false;  // run by its ctest mutant.<key>, not by a backend campaign
