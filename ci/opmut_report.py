@@ -32,6 +32,22 @@ def _matches(m, e):
             and m["repl"] == e["repl"] and e.get("col", m["col"]) == m["col"])
 
 
+def stale_equivalent(eq, root):
+    """Entries of an equivalence list that no longer name a source line (the file's line, stripped,
+    with `orig` at `col` when given): reformatting or editing the code silently un-matches them."""
+    stale = []
+    for i, e in enumerate(eq):
+        path = os.path.join(root, e["file"])
+        lines = open(path).read().split("\n") if os.path.exists(path) else []
+        hits = [l for l in lines if l.strip() == e["code"].strip()]
+        if "col" in e:
+            hits = [l for l in hits if l[e["col"]:e["col"] + len(e["orig"])] == e["orig"]]
+        if not hits or not any(e["orig"] in l for l in hits):
+            stale.append(f"entry {i}: {e['file']}: no line '{e['code'].strip()}' with '{e['orig']}'"
+                         + (f" at column {e['col']}" if "col" in e else ""))
+    return stale
+
+
 def mark_equivalent(results, eq):
     for m in results:
         hit = [e for e in eq if _matches(m, e)]
@@ -112,7 +128,16 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--merge", nargs=3, metavar=("BASE", "RERUN", "OUT"))
     ap.add_argument("--equivalent")
+    ap.add_argument("--check-equivalent", metavar="FILE",
+                    help="exit 1 naming every entry of FILE that no longer matches a source line")
     a = ap.parse_args()
+    if a.check_equivalent:
+        eq = load_equivalent(a.check_equivalent)
+        stale = stale_equivalent(eq, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        for line in stale:
+            print(line)
+        print(f"{len(eq) - len(stale)} of {len(eq)} equivalence entries name a current source line")
+        return 1 if stale or not eq else 0
     if a.merge:
         base, rerun = (json.load(open(x)) for x in a.merge[:2])
         new = {m["n"]: m for m in rerun["mutants"]}
