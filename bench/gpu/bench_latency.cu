@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
   ixo_bench::ReplayProtocol protocol;  // 5 warm-ups, 120 steps a graph, measured once
   protocol.timed_replays = 50;
   bool quick = false, gate = false;
-  std::string out, json_path;
+  std::string out, json_path, only;  // only: cases whose gate name starts with it (a profile of one case)
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
       protocol.timed_replays = std::max(1, std::atoi(argv[++i]));
@@ -337,10 +337,12 @@ int main(int argc, char** argv) {
       quick = true;
     else if (!std::strcmp(argv[i], "--gate"))
       gate = true;
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else {
       std::fprintf(stderr,
                    "unknown argument %s\nusage: bench_gpu_latency [--reps N] [--calls N] [--out table.md] "
-                   "[--json cases.json] [--quick] [--gate]\n",
+                   "[--json cases.json] [--quick] [--gate] [--only PREFIX]\n",
                    argv[i]);
       return 2;
     }
@@ -353,6 +355,7 @@ int main(int argc, char** argv) {
 
   std::vector<LatencyResult> results;
   for (const LatencyCase& c : suite(quick)) {
+    if (!only.empty() && gate_case_name(c, "").rfind(only, 0) != 0) continue;
     results.push_back(run_case(c, protocol, static_cast<std::size_t>(prop.l2CacheSize), st));
     const LatencyResult& r = results.back();
     std::fprintf(stderr,

@@ -5,10 +5,11 @@
 # e4m3fn K): per-row and packed score kernels, top-k, and the CP candidates + merge kernels.
 # Writes ncu-*.csv (raw metrics) and ncu-summary.txt to $1 (else $OUT).
 #   Usage: bash bench/gpu/profile-ncu.sh $OUT     (needs .deps/, see ci/gpu-check.sh)
+#          LATENCY_ONLY=latency/b1/ctx4K/H1/bf16/ bash bench/gpu/profile-ncu.sh $OUT   (+ one latency case)
 set -uo pipefail
 out="${1:-${OUT:-$PWD/ncu-out}}"
 mkdir -p "$out"
-need="bench_gpu_index_step bench_gpu_cp"
+need="bench_gpu_index_step bench_gpu_cp bench_gpu_latency"
 source "$(dirname "$0")/ncu-env.sh" || { echo "no ncu or build failed" | tee "$out/ncu-summary.txt"; exit 1; }
 # What bounds a kernel: DRAM and SM throughput (% of peak), achieved occupancy, issue-slot
 # use, bytes in flight proxies (long-scoreboard stalls), L2 hit rate, waves per SM.
@@ -28,6 +29,13 @@ prof() {  # name, binary args..., kernel regex, count
 }
 prof index-step 'score_mma_kernel|topk_kernel' 12 "$B/bench/gpu/bench_gpu_index_step" --quick --reps 2
 prof cp 'cp_' 12 "$B/bench/gpu/bench_gpu_cp" --reps 2
+# One latency case (LATENCY_ONLY, a gate name prefix, e.g. latency/b1/ctx4K/H1/bf16/): its first
+# per-row and packed steps (score + top-k kernels), the small-batch start-up cost of issue 27.
+latency_csv=()
+if [[ -n "${LATENCY_ONLY:-}" ]]; then
+  prof latency 'score_|topk_' 8 "$B/bench/gpu/bench_gpu_latency" --only "$LATENCY_ONLY" --reps 1 --calls 1
+  latency_csv=("$out/ncu-latency.csv")
+fi
 # A compact table per kernel launch (bench/gpu/ncu_table.py).
-/usr/bin/env python3 "$root/bench/gpu/ncu_table.py" "$out"/ncu-index-step.csv "$out"/ncu-cp.csv >> "$out/ncu-summary.txt"
+/usr/bin/env python3 "$root/bench/gpu/ncu_table.py" "$out"/ncu-index-step.csv "$out"/ncu-cp.csv "${latency_csv[@]}" >> "$out/ncu-summary.txt"
 cat "$out/ncu-summary.txt"
