@@ -13,8 +13,8 @@
 #define IXO_HD inline
 #endif
 // Full unrolling of a loop whose trip count is a constant once inlined (the GPU's tile
-// loops); nothing on the host.
-#if defined(__CUDACC__) || defined(__HIPCC__)
+// loops); nothing in host passes (where gcc would warn about an unknown pragma).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define IXO_UNROLL _Pragma("unroll")
 #else
 #define IXO_UNROLL
