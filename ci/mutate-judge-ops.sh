@@ -38,7 +38,8 @@ OPS=("$PY" "$ROOT/ci/mutate-operators.py" --tests-only --jobs "$JOBS" --scratch 
 # The reference tests (tests/reference: labels reference, verdict), cheapest first.
 REF_TESTS="test_tau_derivation test_oracle_handworked test_fast_draws test_contract test_quantized_verdict
   test_verdict test_bad_input test_npy_hardening test_case_memory test_paged test_new_dtypes test_metamorphic
-  test_oracle_agreement test_decode test_fixtures test_kernels_cpu:QuantizedSelectorSweep.*:MsaPresets.*:GraphBatchGenerator.*"
+  test_oracle_agreement test_decode test_fixtures test_config_fields
+  test_kernels_cpu:QuantizedSelectorSweep.*:MsaPresets.*:GraphBatchGenerator.*"
 EXEC_PYTEST="test_exec_backend.py::test_a_right_kernel_passes test_exec_backend.py::test_a_wrong_kernel_fails_with_the_report
   test_exec_backend.py::test_exit_77_is_a_skip_not_a_pass test_exec_backend.py::test_nonzero_exit_fails_with_the_stderr_tail
   test_exec_backend.py::test_the_failure_quotes_the_kernels_stderr_not_its_stdout
