@@ -30,6 +30,7 @@
 
 #include "gpu/indexer_launch.hpp"
 
+#include "bench_flags.hpp"
 #include "cuda_check.hpp"
 #include "event_timing.cuh"
 #include "graph_replay.cuh"
@@ -215,20 +216,15 @@ int main(int argc, char** argv) {
   int chunks = 0;
   bool gate = false;
   std::string out, json_path;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
-      reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
-      out = argv[++i];
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
-      json_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--quick"))
-      quick = true;
-    else if (!std::strcmp(argv[i], "--chunks") && i + 1 < argc)
-      chunks = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--gate"))
-      gate = true;
-  }
+  CLI::App app{"bench_gpu_index_step: the index step (score + top-k) per-row and packed on the throughput shapes"};
+  app.add_option("--reps", reps, "timed graph replays per step (median)")->check(CLI::Range(1, 1000000));
+  app.add_option("--out", out, "write the markdown table here");
+  app.add_option("--json", json_path, "write the rows as JSON here");
+  app.add_flag("--quick", quick, "the 16 x 131072 shapes only");
+  app.add_option("--chunks", chunks, "force the score kernels' KV chunk count (0: the plan's)")
+      ->check(CLI::Range(0, 65536));
+  app.add_flag("--gate", gate, "the performance gate's protocol (5 warm-up + 20 timed replays, CV <= 3 %)");
+  if (const int rc = ixo_bench::parse_flags(app, argc, argv); rc >= 0) return rc;
   const ixo_bench::ReplayProtocol gate_protocol = ixo_bench::gate_protocol();
   cudaDeviceProp prop;
   cudaStream_t st;

@@ -34,6 +34,7 @@
 
 #include "gpu/indexer_launch.hpp"
 
+#include "bench_flags.hpp"
 #include "cuda_check.hpp"
 #include "graph_replay.cuh"
 #include "k_cache_fill.cuh"
@@ -324,29 +325,16 @@ int main(int argc, char** argv) {
   protocol.timed_replays = 50;
   bool quick = false, gate = false;
   std::string out, json_path, only;  // only: cases whose gate name starts with it (a profile of one case)
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
-      protocol.timed_replays = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--calls") && i + 1 < argc)
-      protocol.calls_per_replay = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
-      out = argv[++i];
-    else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
-      json_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--quick"))
-      quick = true;
-    else if (!std::strcmp(argv[i], "--gate"))
-      gate = true;
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
-      only = argv[++i];
-    else {
-      std::fprintf(stderr,
-                   "unknown argument %s\nusage: bench_gpu_latency [--reps N] [--calls N] [--out table.md] "
-                   "[--json cases.json] [--quick] [--gate] [--only PREFIX]\n",
-                   argv[i]);
-      return 2;
-    }
-  }
+  CLI::App app{"bench_gpu_latency: small-batch index steps (batches 1/2/4 x 1K..32K, 8 rows a request)"};
+  app.add_option("--reps", protocol.timed_replays, "timed graph replays per case (median)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--calls", protocol.calls_per_replay, "steps per graph replay")->check(CLI::Range(1, 1000000));
+  app.add_option("--out", out, "write the markdown table here");
+  app.add_option("--json", json_path, "write the cases as JSON here");
+  app.add_flag("--quick", quick, "a few cases only");
+  app.add_flag("--gate", gate, "the performance gate's protocol (5 warm-up + 20 timed replays, CV <= 3 %)");
+  app.add_option("--only", only, "cases whose gate name starts with this, e.g. latency/b1/ctx4K/");
+  if (const int rc = ixo_bench::parse_flags(app, argc, argv); rc >= 0) return rc;
   if (gate) protocol = ixo_bench::gate_protocol();
   cudaDeviceProp prop;
   cudaStream_t st;
