@@ -49,6 +49,17 @@ constexpr std::int64_t kScoreGridPrograms = 1024;
 // never reach the cap (1024 programs' worth of chunks come first).
 constexpr std::int64_t kChunkBlocks = 16, kMinChunkBlocks = 4, kFillPrograms = 256;
 
+// The CUDA tensor-core score kernel's tiling, here so host tests can derive edge shapes from it
+// (tests/kernels/test_tiling_edges.cpp); the kernel reads these (kernels/gpu). A CTA is
+// kScoreWarps warps; warp w scores blocks b0 + w, b0 + w + kScoreWarps, ... of its KV chunk in
+// sub-tiles of kSubTileTokens tokens, streamed through a cp.async ring kMmaStages* sub-tiles deep,
+// with the req_to_token entries loaded kSlotAhead sub-tiles ahead. For max scores, the last
+// n % kScoreWarps blocks of a chunk of n >= kScoreWarps blocks are cut into sub-tiles and dealt
+// round-robin (the split), when a block has at most kSplitMaxSub sub-tiles.
+constexpr int kScoreWarps = 4, kSubTileTokens = 32;
+constexpr int kMmaStagesBf16 = 3, kMmaStagesFp8 = 4;
+constexpr int kSlotAhead = 4, kSplitMaxSub = 8;
+
 // The score kernels' chunk plan (native twin, CUDA, HIP): num_kv_chunks(batch, hk,
 // kScoreGridPrograms), capped as above. `forced` > 0 overrides it. The scores do not depend on
 // the chunk plan (property ChunkingChangesNothing).

@@ -81,9 +81,9 @@ __device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, fl
 
 #if defined(IXO_GPU_CUDA)
 // ---------------------------------------------------------------- tensor-core path (CUDA)
-constexpr int kSplitMaxRem = 3;  // remainder blocks of a CTA (n % 4)
-constexpr int kSplitMaxSub = 8;  // sub-tiles per block (block size <= 256) for the split
-constexpr int kSlotAhead = 4;    // req_to_token entries loaded this many sub-tiles ahead
+constexpr int kSplitMaxRem = cm::kScoreWarps - 1;  // remainder blocks of a CTA (n % 4)
+constexpr int kSplitMaxSub = cm::kSplitMaxSub;     // sub-tiles per block (block size <= 256) for the split
+constexpr int kSlotAhead = cm::kSlotAhead;         // req_to_token entries loaded this many sub-tiles ahead
 
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
 // K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,

@@ -114,10 +114,10 @@ __device__ __forceinline__ void cp_async_wait() {
 // memory of the tensor-core kernel. IXO_MMA_STAGES_BF16 / _FP8 override the depth (tuning
 // experiments, docs/performance.md).
 #ifndef IXO_MMA_STAGES_BF16
-#define IXO_MMA_STAGES_BF16 3
+#define IXO_MMA_STAGES_BF16 ::ixo::common::kMmaStagesBf16
 #endif
 #ifndef IXO_MMA_STAGES_FP8
-#define IXO_MMA_STAGES_FP8 4
+#define IXO_MMA_STAGES_FP8 ::ixo::common::kMmaStagesFp8
 #endif
 template <int D, int KC>
 struct MmaCfg {

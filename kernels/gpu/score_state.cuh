@@ -6,12 +6,13 @@
 
 #include "gpu/gpu_port.hpp"
 #include "indexer_common.hpp"
+#include "plans.hpp"
 
 namespace ixo::gpu::detail {
 namespace cm = ixo::common;
 
-constexpr int kScoreThreads = 128;  // 4 warps (CUDA); the scalar path works for any width
-constexpr int kScalarMaxD = 256;    // head dims of the scalar path
+constexpr int kScoreThreads = cm::kScoreWarps * 32;  // 4 warps (CUDA); the scalar path works for any width
+constexpr int kScalarMaxD = 256;                     // head dims of the scalar path
 
 // The block max of two values, NaN-propagating (a NaN logit makes the block score NaN,
 // docs/semantics.md "Scores"; cm::max_step is the CPU twin's). NVIDIA sm_80+: PTX

@@ -1,5 +1,7 @@
 // Tiling edges (issue 24 item 3): shapes at the edges of the native plan's constants (the
-// 16-row MMA tile, the chunk caps), derived from those constants and listed here, at the test.
+// 16-row MMA tile, the chunk caps) and of the CUDA score kernel's tiling (warps a CTA, 32-token
+// sub-tiles, the cp.async ring depth, the req_to_token look-ahead, the max-score split), derived
+// from those constants (kernels/common/plans.hpp) and listed here, at the test.
 // One testbed (CUTLASS's TestAllGemm style) runs every in-tree backend of the registry that
 // can run here (the CPU twins; the CUDA backends where a GPU is present) through the suite's
 // own judging step (suite/case_run: run_and_judge) and its bitwise twin; a failure saves the
@@ -32,8 +34,25 @@ struct Edge {
   std::string name;   // gtest name part
   std::string probe;  // the constant and side of it
   GenSpec spec;
-  int catches;  // catalogue mutant (kernels/common/mutants.hpp) this edge exposes
+  int catches;     // catalogue mutant (kernels/common/mutants.hpp) this edge exposes
+  int chunks = 0;  // KV chunks forced (RunOptions::force_num_chunks; 0: the plan's)
 };
+
+RunOptions run_options(const Edge& e, int mutant = 0) {
+  RunOptions o;
+  o.force_num_chunks = e.chunks;
+  o.mutant = mutant;
+  return o;
+}
+
+// A request set of one chunk (forced) with rows of nb - 1, nb and nb + 1 blocks of bs tokens.
+GenSpec one_chunk_rows(std::int64_t nb, int bs, ScoreType st, KDtype kd = KDtype::bf16) {
+  GenSpec s = GenSpec{}.rows(3, 4).heads(2, 1, 64).blocks(bs, 2, 0, 0);
+  s.prefixes = {(nb - 1) * bs - 4 + 1, nb * bs - 4, nb * bs + 1 - 4};  // last rows spill into nb + 1
+  s.cfg.score_type = st;
+  s.cfg.k_dtype = kd;
+  return s;
+}
 
 // Three requests whose draft rows straddle a block boundary (prefix m * bs - 2): one pack
 // mixes rows of nb and nb + 1 blocks, the packed plan's hard case.
@@ -84,6 +103,31 @@ std::vector<Edge> edges() {
     v.push_back(
         {"chunk_remainder", "nb % chunks != 0 (kMinChunkBlocks x 7 + 3 blocks)", s, mutants::chunk_floor_division});
   }
+  // The CUDA tensor-core kernel's tiling (kernels/common/plans.hpp), one forced chunk so a warp's
+  // stream is its whole blocks (b0 + w, b0 + w + kScoreWarps, ...) of kSubTileTokens-token sub-tiles.
+  const int sub = cm::kSubTileTokens, W = cm::kScoreWarps;
+  {
+    GenSpec s = one_chunk_rows(W - 2, sub, ScoreType::max);  // 1..3 blocks: warps left idle
+    s.cfg.topk = 1;
+    v.push_back({"warps_idle", "chunks of fewer blocks than kScoreWarps (idle warps)", s,
+                 mutants::chunk_last_block_dropped, 1});
+  }
+  v.push_back({"ring_depth_bf16", "kMmaStagesBf16 -1/0/+1 sub-tiles a warp (lse: whole blocks)",
+               one_chunk_rows(W * cm::kMmaStagesBf16, sub, ScoreType::lse), mutants::chunk_last_block_dropped, 1});
+  v.push_back({"ring_depth_fp8", "kMmaStagesFp8 -1/0/+1 sub-tiles a warp, e4m3fn",
+               one_chunk_rows(W * cm::kMmaStagesFp8, sub, ScoreType::lse, KDtype::e4m3fn),
+               mutants::chunk_last_block_dropped, 1});
+  v.push_back({"slot_lookahead", "kSlotAhead + 1 sub-tiles a warp (req_to_token loaded ahead)",
+               one_chunk_rows(W * (cm::kSlotAhead + 1), sub, ScoreType::lse), mutants::chunk_last_block_dropped, 1});
+  v.push_back({"split_remainders", "max: n % kScoreWarps = 1, 2, 3 blocks cut into sub-tiles",
+               one_chunk_rows(W * 3 + 2, sub, ScoreType::max), mutants::chunk_last_block_dropped, 1});
+  v.push_back({"split_max_sub", "max: kSplitMaxSub sub-tiles a block (bs 256), the largest split",
+               one_chunk_rows(W + 2, cm::kSplitMaxSub * sub, ScoreType::max), mutants::chunk_last_block_dropped, 1});
+  v.push_back({"split_over_max_sub", "max: kSplitMaxSub + 1 sub-tiles a block (bs 288): no split",
+               one_chunk_rows(W + 2, (cm::kSplitMaxSub + 1) * sub, ScoreType::max), mutants::chunk_last_block_dropped,
+               1});
+  v.push_back({"partial_sub_tile", "bs 48: a block's second sub-tile half full",
+               one_chunk_rows(W * 2 + 1, sub + sub / 2, ScoreType::max), mutants::chunk_last_block_dropped, 1});
   return v;
 }
 
@@ -113,14 +157,15 @@ TEST_P(TilingEdges, EveryBackendMatchesTheOracleAndItsTwin) {
   int judged = 0;
   for (const std::string& name : names) {
     auto b = make_backend(name);
-    const CaseRun run = run_and_judge(*b, c, e, kernel_judge_options(false));
+    const CaseRun run = run_and_judge(*b, c, e, kernel_judge_options(false), run_options(edge));
     if (run.skipped) continue;  // outside the backend's configuration: not counted
     ++judged;
     judged_names += " " + name;
     EXPECT_TRUE(verdict_ok(run.verdict, c, name + " " + edge.name + " (" + edge.probe + ")", false,
                            run.has_observed ? &run.observed : nullptr));
     if (auto twin = make_bitwise_twin(*b); twin && run.has_observed) {
-      EXPECT_TRUE(bitwise_equal(run.observed, twin->run(c), c, name + " vs " + twin->name() + " " + edge.name));
+      EXPECT_TRUE(bitwise_equal(run.observed, twin->run(c, run_options(edge)), c,
+                                name + " vs " + twin->name() + " " + edge.name));
     }
   }
   EXPECT_GE(judged, 3) << edge.name;
@@ -136,9 +181,7 @@ TEST_P(TilingEdges, EdgesCatchTheirMutants) {
   const Case c = generate(edge.spec, seed_of(edge.name));
   const Expected e = oracle(c);
   auto b = make_backend("cpu-packed");  // native mutants, packed plan (and its per-row fallback)
-  RunOptions run;
-  run.mutant = edge.catches;
-  const CaseRun r = run_and_judge(*b, c, e, kernel_judge_options(false), run);
+  const CaseRun r = run_and_judge(*b, c, e, kernel_judge_options(false), run_options(edge, edge.catches));
   EXPECT_FALSE(r.verdict.pass) << edge.name << ": mutant " << edge.catches << " passed";
 }
 
