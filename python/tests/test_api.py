@@ -249,6 +249,24 @@ def test_every_integer_knob_is_a_keyword_and_a_property():
         small_case(sink_blocks=1)
 
 
+def test_a_0d_torch_tensor_config_value_is_taken_as_its_element():
+    """A config integer given as a 0-d torch tensor (``block_size=torch.tensor(8)``) is its
+    element. torch is not installed here: a stand-in with torch's module name, ``ndim`` and
+    ``item()`` takes the tensor branch (test_torch.py covers real tensors on a torch machine)."""
+    class Tensor0d:
+        __module__ = "torch"
+        ndim = 0
+
+        def __init__(self, v):
+            self.v = v
+
+        def item(self):
+            return self.v
+
+    c = small_case(block_size=Tensor0d(8), topk=Tensor0d(2))
+    assert (c.block_size, c.topk) == (8, 2)
+
+
 def test_a_knob_python_does_not_name_is_taken_by_its_name(monkeypatch):
     """A new integer knob needs no Python change: a knob in the list that Case has no named
     keyword for is checked against its range and written into case.json under its name (here
