@@ -470,11 +470,7 @@ std::string backend_named_in(const std::string& what) {
 
 // The backend whose outputs a failing one is diffed against: its registry CPU twin (the same
 // plan: cuda-packed -> cpu-packed), else its bitwise twin (cpu-packed -> cpu-rows).
-std::string twin_of(const std::string& backend) {
-  if (backend.empty()) return "";
-  const BackendTraits t = backend_traits(backend);
-  return t.cpu_twin.empty() ? t.bitwise_twin : t.cpu_twin;
-}
+std::string twin_of(const BackendTraits& t) { return t.cpu_twin.empty() ? t.bitwise_twin : t.cpu_twin; }
 
 std::string current_test_name() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -514,7 +510,7 @@ std::string failure_root() {
       const BackendTraits traits = backend_traits(backend);
       const std::string place = failure_place(c, traits, v);
       if (!place.empty()) out << "\n  first failing " << place;
-      const std::string twin = twin_of(backend);
+      const std::string twin = twin_of(traits);
       if (!twin.empty()) {
         out << "\n  diff:   ixo diff " << reg.dir << " --backend " << twin << " --backend " << backend;
         if (observed != nullptr) {  // the twin diff, written beside the case
