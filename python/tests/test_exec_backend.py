@@ -93,6 +93,10 @@ def test_a_missing_program_is_bad_input(cases):
     assert rc == 2 and "--backend" in out and "not found" in out, out
     rc, out = ixo("check", str(cases / "gqa"), "--backend", "exec:'unterminated")
     assert rc == 2 and "unterminated" in out, out
+    # A backslash escapes the double quote that ends the command: still unterminated (the shell's
+    # rule), even as the last two characters.
+    rc, out = ixo("check", str(cases / "gqa"), "--backend", 'exec:/bin/true "a\\"')
+    assert rc == 2 and "unterminated" in out, out
 
 
 def test_the_scores_the_kernel_writes_are_judged(cases):
