@@ -220,11 +220,11 @@ void fill_levels(Case& c, Rng& g, int levels, const std::vector<std::vector<std:
     std::vector<std::uint8_t> base, sbase;
     for (const std::int64_t v : vec)
       for (std::int64_t h = 0; h < c.Hk; ++h) {
-        const auto at = c.k_cache.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * row);
+        const std::size_t kv_row = static_cast<std::size_t>(v * c.Hk + h);  // K row (slot v, head h)
+        const auto at = c.k_cache.begin() + static_cast<std::ptrdiff_t>(kv_row * row);
         base.insert(base.end(), at, at + static_cast<std::ptrdiff_t>(row));
-        const auto sat =
-            c.k_scales.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(v * c.Hk + h) * srow);
-        sbase.insert(sbase.end(), sat, sat + static_cast<std::ptrdiff_t>(srow));
+        // NVFP4 block scales of that row, bounds-checked (a wrong index throws, never reads past them).
+        for (std::size_t i = 0; i < srow; ++i) sbase.push_back(c.k_scales.at(kv_row * srow + i));
       }
     std::int64_t level = 0;
     for (std::size_t t = 0; t < toks.size(); ++t) {
