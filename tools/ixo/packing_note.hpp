@@ -1,3 +1,4 @@
+// The command line's packing note (tools/ixo; it lived in kernels/ until issue 24 item 2).
 // Which rows of a case the packed backends (cpu-packed, cuda-packed, cpu-cp, cuda-cp) run
 // per row instead of in packed groups of packed_queries: one line for a report (`ixo
 // check`), or "" when every row is in a packed group (or packed_queries is 1), e.g.
