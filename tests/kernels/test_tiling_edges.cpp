@@ -24,10 +24,10 @@ namespace {
 namespace cm = ixo::common;
 constexpr int kBs = 16;  // block size of every edge case: short rows, many blocks
 
-// A row of about nb blocks: the three requests' prefixes end 3 tokens into block nb - 1, at
-// the end of block nb, and 1 token into block nb + 1 (4 draft rows each: lengths prefix + 1..4).
-std::vector<std::int64_t> prefixes_around(std::int64_t nb) {
-  return {(nb - 1) * kBs + 3 - 4, nb * kBs - 4, nb * kBs + 1 - 4 + kBs};
+// Three requests around nb blocks of bs tokens (4 draft rows each: lengths prefix + 1..4):
+// lengths (nb-1)*bs .. +3 (nb - 1 or nb blocks), nb*bs - 3 .. nb*bs (nb), (nb+1)*bs - 2 .. +1 (nb + 1 or nb + 2).
+std::vector<std::int64_t> prefixes_around(std::int64_t nb, int bs = kBs) {
+  return {(nb - 1) * bs + 3 - 4, nb * bs - 4, nb * bs + 1 - 4 + bs};
 }
 
 struct Edge {
@@ -45,10 +45,10 @@ RunOptions run_options(const Edge& e, int mutant = 0) {
   return o;
 }
 
-// A request set of one chunk (forced) with rows of nb - 1, nb and nb + 1 blocks of bs tokens.
+// A request set of one chunk (forced) with rows around nb blocks of bs tokens (prefixes_around).
 GenSpec one_chunk_rows(std::int64_t nb, int bs, ScoreType st, KDtype kd = KDtype::bf16) {
   GenSpec s = GenSpec{}.rows(3, 4).heads(2, 1, 64).blocks(bs, 2, 0, 0);
-  s.prefixes = {(nb - 1) * bs - 4 + 1, nb * bs - 4, nb * bs + 1 - 4};  // last rows spill into nb + 1
+  s.prefixes = prefixes_around(nb, bs);
   s.cfg.score_type = st;
   s.cfg.k_dtype = kd;
   return s;
