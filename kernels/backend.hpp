@@ -21,6 +21,9 @@ struct RunOptions {
   int force_num_chunks = 0;
   // Injected bug to activate (mutation testing); 0 = none.
   int mutant = 0;
+  // True forces a packed context-parallel backend onto its per-row plan (tests: packed CP ==
+  // per-row CP bit for bit); the native backends have their per-row twin in the registry.
+  bool per_row_plan = false;
 };
 
 // Thrown by Backend::run when the backend declines this case at run time (an exec:
@@ -73,6 +76,10 @@ struct BackendTraits {
   // Registry name of the CPU twin that runs the same plan (cuda-packed -> cpu-packed): a
   // failing kernel test diffs against it (tests/support); "" = none.
   std::string cpu_twin;
+  // Registry name of a backend whose top-k ids (values and order; not the scores) must equal
+  // this one's bit for bit, e.g. cpu-cp -> cpu-rows (the same per-row arithmetic and total
+  // order, sharded); "" = none.
+  std::string ids_twin;
 };
 
 class Backend {

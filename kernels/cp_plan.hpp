@@ -44,15 +44,15 @@ struct Plan {
   int candidates = 0;       // keys kept per (shard, head, row): topk
 };
 
-// Packed when allowed, P = packed_queries > 1 and P * WORLD <= 16 (shapes only); otherwise
-// the per-row plan. Which groups pack (whole groups sharing one slot id) is decided per
-// program from slot_ids (common::program_tiles); the rest run per row.
+// Packed when allowed (and not options.per_row_plan), P = packed_queries > 1 and P * WORLD <= 16
+// (shapes only); otherwise the per-row plan. Which groups pack (whole groups sharing one slot
+// id) is decided per program from slot_ids (common::program_tiles); the rest run per row.
 inline Plan plan_for(const Case& c, bool allow_pack, const RunOptions& options) {
   namespace cc = common::cp;
   Plan p;
   p.world = static_cast<int>(c.Hq);
   const int P = c.cfg.packed_queries;
-  const bool pack = allow_pack && P > 1 && common::pack_fits(P, p.world);
+  const bool pack = allow_pack && !options.per_row_plan && P > 1 && common::pack_fits(P, p.world);
   p.pack = pack ? P : 1;
   p.groups = common::packed_batch(c.R, p.pack);
   p.LOCAL = cc::local_blocks(c.NB(), p.world);

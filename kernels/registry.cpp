@@ -31,23 +31,25 @@ BackendTraits native(const char* family, const char* twin, bool packed, const ch
           .packed = packed,
           .in_tree = true,
           .contract = "ixo-native",
-          .cpu_twin = cpu_twin};
+          .cpu_twin = cpu_twin,
+          .ids_twin = ""};
 }
-BackendTraits context_parallel(const char* family, const char* cpu_twin = "") {
+BackendTraits context_parallel(const char* family, const char* ids_twin, const char* cpu_twin = "") {
   return {.family = family,
           .bitwise_twin = "",
           .mutant_scope = "cp",
           .packed = false,
           .in_tree = true,
           .contract = "ixo-cp",
-          .cpu_twin = cpu_twin};
+          .cpu_twin = cpu_twin,
+          .ids_twin = ids_twin};
 }
 
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> r = {
     {"cpu-rows", &make_cpu_rows_backend, native("cpu", "", false)},
     {"cpu-packed", &make_cpu_packed_backend, native("cpu", "cpu-rows", true)},
-    {"cpu-cp", +[]() { return make_cpu_cp_backend(); }, context_parallel("cpu")},  // cp_twin.cpp
+    {"cpu-cp", +[]() { return make_cpu_cp_backend(); }, context_parallel("cpu", "cpu-rows")},  // cp_twin.cpp
     {"cpu-msa",
      &make_cpu_msa_backend,  // msa_twin.cpp: MiniMax's upstream selector
      {.family = "cpu",
@@ -56,11 +58,12 @@ const std::vector<Entry>& registry() {
       .packed = false,
       .in_tree = true,
       .contract = "msa-decode",
-      .cpu_twin = ""}},
+      .cpu_twin = "",
+      .ids_twin = ""}},
 #if defined(IXO_HAVE_CUDA)
     {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false, "cpu-rows")},
     {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true, "cpu-packed")},
-    {"cuda-cp", +[]() { return make_cuda_cp_backend(); }, context_parallel("cuda", "cpu-cp")},
+    {"cuda-cp", +[]() { return make_cuda_cp_backend(); }, context_parallel("cuda", "cuda-rows", "cpu-cp")},
 #endif
   };
   return r;

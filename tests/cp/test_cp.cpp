@@ -1,7 +1,6 @@
 // The context-parallel twin (cpu-cp) on the host. Label cp.
-//  * the kernel case matrix (every supported case): cpu-cp vs the oracle (tiers 1-2, 3 on
-//    exact cases), cpu-cp ids == cpu-rows ids bit for bit (ids and order), packed CP ==
-//    per-row CP;
+//  * (the kernel case matrix runs cpu-cp in the one testbed, tests/kernels/test_kernel_matrix.cpp:
+//    vs the oracle, ids == cpu-rows ids, packed CP == per-row CP);
 //  * WORLD 1/2/4/8, the ROCm PR's verify batch (bf16, e4m3fnuz), permuted gapped slots,
 //    graph padding, a long context whose winners sit in one shard;
 //  * real CUDA-graph batches (packed_queries a launch hint): groups mixing slot ids, R not a
@@ -23,13 +22,15 @@
 #include "cpu/cp_twin.hpp"
 #include "ixo/error.hpp"
 #include "ixo_test/support.hpp"
+#include "ixo_test/testbed.hpp"
 
 namespace {
 
 using ixo::Case;
 using ixo::Observed;
 using ixo::RunOptions;
-using ixo::test::NamedCase;
+using ixo::test::judge_every_backend;
+using ixo::test::judged_by;
 namespace cc = ixo::common::cp;
 namespace ct = ixo::cptest;
 
@@ -37,29 +38,16 @@ Observed run_cp(const Case& c, bool pack = true, const RunOptions& opt = {}) {
   return ixo::make_cpu_cp_backend(pack)->run(c, opt);
 }
 
-// cpu-cp (packed and per-row plans) against the oracle and against cpu-rows.
+// Every CPU backend through the one testbed (tests/support/testbed.hpp): cpu-cp against the
+// oracle, its ids == cpu-rows ids bit for bit, packed CP == its per-row plan; cpu-rows and
+// cpu-packed against the oracle.
 void check_case(const Case& c, bool exact, const std::string& what) {
   std::string why;
   ASSERT_TRUE(ixo::cp::supported(c, &why)) << why;
-  const auto e = ixo::oracle(c);
-  const Observed packed = run_cp(c, true), rows = run_cp(c, false);
-  EXPECT_TRUE(ixo::test::matches_oracle(c, e, packed, exact, "cpu-cp " + what));
-  const Observed native = ixo::make_backend("cpu-rows")->run(c);
-  EXPECT_TRUE(ixo::test::matches_oracle(c, e, native, exact, "cpu-rows " + what));
-  EXPECT_TRUE(ixo::test::bitwise_equal(ct::ids_only(native), packed, c, "cpu-rows vs cpu-cp ids " + what));
-  EXPECT_TRUE(ixo::test::bitwise_equal(rows, packed, c, "cpu-cp per-row vs packed " + what));
+  ixo::test::TestbedChecks checks;
+  checks.per_row_plan = true;
+  EXPECT_TRUE(judged_by(judge_every_backend(c, what, exact, RunOptions{}, checks), "cpu-cp"));
 }
-
-class CpMatrix : public ::testing::TestWithParam<NamedCase> {};
-
-TEST_P(CpMatrix, OracleNativeAndPackedEqual) {
-  const Case c = GetParam().make();
-  std::string why;
-  if (!ixo::make_cpu_cp_backend()->supports(c, &why)) GTEST_SKIP() << "unsupported by CP: " << why;
-  check_case(c, GetParam().exact_ids, GetParam().name);
-}
-
-INSTANTIATE_TEST_SUITE_P(Kernels, CpMatrix, ::testing::ValuesIn(ixo::test::kernel_cases()), ixo::test::case_param_name);
 
 TEST(Cp, WorldSizes) {
   for (int world : {1, 2, 4, 8})

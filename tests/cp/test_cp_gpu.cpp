@@ -1,4 +1,6 @@
-// cuda-cp on one GPU (every rank simulated). Labels cp;cuda; skipped without a device.
+// cuda-cp on one GPU (every rank simulated). Labels cp;cuda; skipped without a device. (The
+// kernel case matrix runs cuda-cp in the one testbed: tests/kernels/test_kernel_matrix.cpp,
+// ctest cuda_testbed.) Here:
 //  * ids == cuda-rows ids bit for bit (same per-row arithmetic, same total order);
 //  * packed CP == per-row CP bit for bit; vs the oracle (tiers 1-2, 3 on exact cases);
 //  * vs cpu-cp: bit for bit on exact cases, elsewhere wherever the oracle's k-th margin is
@@ -23,6 +25,7 @@
 #include "gpu/cp_backends.hpp"
 #include "gpu/cuda_backends.hpp"
 #include "ixo_test/support.hpp"
+#include "ixo_test/testbed.hpp"
 
 namespace {
 
@@ -31,7 +34,8 @@ using ixo::Expected;
 using ixo::Observed;
 using ixo::RunOptions;
 using ixo::test::clear_margin;
-using ixo::test::NamedCase;
+using ixo::test::judge_every_backend;
+using ixo::test::judged_by;
 namespace cc = ixo::common::cp;
 namespace ct = ixo::cptest;
 
@@ -41,47 +45,12 @@ namespace ct = ixo::cptest;
     if (!ixo::make_cuda_cp_backend()->available(&why_)) GTEST_SKIP() << why_; \
   } while (0)
 
+// Every backend through the one testbed (tests/support/testbed.hpp): cuda-cp against the oracle,
+// its ids == cuda-rows ids bit for bit, packed CP == its per-row plan, a rerun, chunk plans, a
+// second poison, ids == cpu-cp's wherever the oracle's k-th margin is clear.
 void check_gpu(const Case& c, bool exact, const std::string& what) {
-  const Expected e = ixo::oracle(c);
-  const Observed cp = ixo::make_cuda_cp_backend(true)->run(c);
-  const Observed cp_rows = ixo::make_cuda_cp_backend(false)->run(c);
-  const Observed native = ct::ids_only(ixo::make_cuda_rows_backend()->run(c));
-  EXPECT_TRUE(ixo::test::matches_oracle(c, e, cp, exact, "cuda-cp " + what));
-  EXPECT_TRUE(ixo::test::bitwise_equal(native, cp, c, "cuda-rows vs cuda-cp ids " + what));
-  EXPECT_TRUE(ixo::test::bitwise_equal(cp_rows, cp, c, "cuda-cp per-row vs packed " + what));
-  EXPECT_TRUE(ixo::test::bitwise_equal(cp, ixo::make_cuda_cp_backend(true)->run(c), c, "cuda-cp rerun " + what));
-  const Observed twin = ixo::make_cpu_cp_backend()->run(c);
-  if (exact) {
-    EXPECT_TRUE(ixo::test::bitwise_equal(twin, cp, c, "cpu-cp vs cuda-cp " + what));
-    return;
-  }
-  std::int64_t differ = 0;
-  for (std::int64_t h = 0; h < c.Hq; ++h)
-    for (std::int64_t r = 0; r < c.R; ++r) {
-      if (!clear_margin(e, h, r)) continue;
-      for (std::int64_t i = 0; i < c.cfg.topk; ++i) {
-        const std::int64_t at = (h * c.R + r) * c.cfg.topk + i;
-        if (cp.topk_idx[at] != twin.topk_idx[at]) {
-          ++differ;
-          break;
-        }
-      }
-    }
-  EXPECT_EQ(differ, 0) << "cuda-cp vs cpu-cp ids differ on clear-margin rows: " << what;
+  EXPECT_TRUE(judged_by(judge_every_backend(c, what, exact, RunOptions{}, ixo::test::TestbedChecks::all()), "cuda-cp"));
 }
-
-class CudaCpMatrix : public ::testing::TestWithParam<NamedCase> {};
-
-TEST_P(CudaCpMatrix, NativeOracleTwin) {
-  IXO_REQUIRE_CUDA_CP();
-  const Case c = GetParam().make();
-  std::string why;
-  if (!ixo::make_cuda_cp_backend()->supports(c, &why)) GTEST_SKIP() << "unsupported by CP: " << why;
-  check_gpu(c, GetParam().exact_ids, GetParam().name);
-}
-
-INSTANTIATE_TEST_SUITE_P(Kernels, CudaCpMatrix, ::testing::ValuesIn(ixo::test::kernel_cases()),
-                         ixo::test::case_param_name);
 
 TEST(CudaCp, RocmPrVerifyBatch) {
   IXO_REQUIRE_CUDA_CP();

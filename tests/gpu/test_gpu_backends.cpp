@@ -1,7 +1,7 @@
-// CUDA backends over the kernel case matrix (tests/support): each backend against the
-// oracle (tiers 1-2, tier 3 on exact cases, poison), packed == per-row bit for bit, ids
-// equal to the CPU twin wherever the oracle's k-th margin is clear, and chunk-plan
-// independence. Skipped without a device.
+// CUDA backends on GPU-specific cases: each backend against the oracle (tiers 1-2, tier 3 on
+// exact cases, poison), packed == per-row bit for bit, ids equal to the CPU twin wherever the
+// oracle's k-th margin is clear. Skipped without a device. (The kernel case matrix runs the
+// CUDA backends in the one testbed: tests/kernels/test_kernel_matrix.cpp, ctest cuda_testbed.)
 //
 // Real CUDA-graph batches (packed_queries is a launch hint): the matrix's graph_* cases, the
 // graph_batch_edits of tests/support on the tensor-core (D 64) and the scalar (D 40) path,
@@ -18,82 +18,21 @@
 
 #include "gpu_test_util.hpp"
 #include "ixo_test/support.hpp"
+#include "ixo_test/testbed.hpp"
 
 namespace ixo::test {
 namespace {
 
-class CudaCases : public ::testing::TestWithParam<NamedCase> {};
-
-// CUDA vs the CPU twin: ids equal wherever the oracle's k-th margin is clear.
-void expect_ids_match_twin(const Case& c, const Expected& e, const Observed& orow) {
-  auto twin = make_backend("cpu-rows");
-  const Observed ocpu = twin->run(c);
-  std::int64_t compared = 0, differ = 0;
-  for (std::int64_t h = 0; h < c.Hq; ++h)
-    for (std::int64_t r = 0; r < c.R; ++r) {
-      if (!clear_margin(e, h, r)) continue;
-      ++compared;
-      for (std::int64_t i = 0; i < c.cfg.topk; ++i) {
-        const std::int64_t at = (h * c.R + r) * c.cfg.topk + i;
-        if (orow.topk_idx[at] != ocpu.topk_idx[at]) {
-          ++differ;
-          ADD_FAILURE() << "cuda-rows vs cpu-rows ids differ at head " << h << " row " << r << " slot " << i << ": "
-                        << orow.topk_idx[at] << " vs " << ocpu.topk_idx[at] << "\n"
-                        << describe(c);
-          break;
-        }
-      }
-    }
-  EXPECT_EQ(differ, 0) << compared << " (head,row) pairs compared";
-}
-
-// Both CUDA backends against the oracle, packed == rows bitwise, a rerun, the twin.
+// Every backend through the one testbed (tests/support/testbed.hpp): the CUDA ones against the
+// oracle, packed == rows bit for bit, a rerun, ids == the CPU twin's wherever the oracle's k-th
+// margin is clear (and the CPU twins, cuda-cp where it applies, on the same case).
 void rows_packed_oracle_twin(const Case& c, bool exact_ids, const std::string& what) {
-  const Expected e = oracle(c);
-  auto rows = make_cuda_rows_backend();
-  auto packed = make_cuda_packed_backend();
-  const Observed orow = rows->run(c);
-  const Observed opk = packed->run(c);
-  EXPECT_TRUE(matches_oracle(c, e, orow, exact_ids, "cuda-rows " + what));
-  EXPECT_TRUE(matches_oracle(c, e, opk, exact_ids, "cuda-packed " + what));
-  EXPECT_TRUE(bitwise_equal(orow, opk, c, "cuda-packed vs cuda-rows " + what));
-  // Repeated runs are bitwise identical.
-  EXPECT_TRUE(bitwise_equal(opk, packed->run(c), c, "cuda-packed rerun " + what));
-  expect_ids_match_twin(c, e, orow);
+  TestbedChecks checks;
+  checks.rerun = checks.cpu_twin_ids = true;
+  const std::vector<std::string> judged = judge_every_backend(c, what, exact_ids, RunOptions{}, checks);
+  EXPECT_TRUE(judged_by(judged, "cuda-rows"));
+  EXPECT_TRUE(judged_by(judged, "cuda-packed"));
 }
-
-TEST_P(CudaCases, RowsPackedOracleTwin) {
-  IXO_REQUIRE_CUDA();
-  const NamedCase& nc = GetParam();
-  rows_packed_oracle_twin(nc.make(), nc.exact_ids, nc.name);
-}
-
-TEST_P(CudaCases, ChunkPlanIndependent) {
-  IXO_REQUIRE_CUDA();
-  const Case c = GetParam().make();
-  auto packed = make_cuda_packed_backend();
-  auto rows = make_cuda_rows_backend();
-  const Observed base = packed->run(c);
-  for (int chunks : {1, 3, 7}) {
-    RunOptions opt;
-    opt.force_num_chunks = chunks;
-    EXPECT_TRUE(bitwise_equal(base, packed->run(c, opt), c, "packed chunks=" + std::to_string(chunks)));
-    EXPECT_TRUE(bitwise_equal(base, rows->run(c, opt), c, "rows chunks=" + std::to_string(chunks)));
-  }
-}
-
-TEST_P(CudaCases, OtherPoisonKept) {
-  IXO_REQUIRE_CUDA();
-  const NamedCase& nc = GetParam();
-  const Case c = nc.make();
-  const Expected e = oracle(c);
-  RunOptions opt;
-  opt.score_poison_bits = 0xff800001u;  // another NaN pattern: unwritten cells keep it
-  EXPECT_TRUE(matches_oracle(c, e, make_cuda_packed_backend()->run(c, opt), nc.exact_ids, "cuda-packed poison2",
-                             opt.score_poison_bits));
-}
-
-INSTANTIATE_TEST_SUITE_P(Matrix, CudaCases, ::testing::ValuesIn(kernel_cases()), case_param_name);
 
 // The graph_batch_edits of tests/support on two bases: D 64 (tensor-core path) and D 40
 // (the portable scalar path).

@@ -9,6 +9,7 @@
 #include "case_config.hpp"
 #include "common/cell_plan.hpp"
 #include "ixo_test/support.hpp"
+#include "kernel_matrix.hpp"
 
 namespace ixo::test {
 namespace {

@@ -1,6 +1,7 @@
-// The CPU twin (cpu-rows, cpu-packed) against the oracle on the kernel case matrix, plus
-// the twin's own invariants: packed == per-row bitwise, chunk-plan and thread-count
-// independence, the poison contract, the launch plan, and hand-computed cases.
+// The CPU twin's own invariants (cpu-rows, cpu-packed): thread-count independence on the
+// kernel case matrix, the poison contract, the launch plan, and hand-computed cases. The
+// matrix against the oracle, packed == per-row bitwise and chunk-plan independence run for
+// every backend in one testbed (test_kernel_matrix.cpp).
 //
 // Real CUDA-graph batches (packed_queries is a launch hint; docs/semantics.md): the matrix's
 // graph_* cases and the CpuTwinGraphEdits suite (tests/support graph_batch_edits) hold
@@ -37,6 +38,7 @@
 #include "indexer_common.hpp"
 #include "ixo/error.hpp"
 #include "ixo_test/support.hpp"
+#include "kernel_matrix.hpp"
 #include "packing_note.hpp"
 
 namespace {
@@ -56,36 +58,9 @@ RunOptions chunks(int n) {
   return o;
 }
 
+// The matrix's verdicts, packed == per-row and chunk-plan independence run in the one testbed
+// (test_kernel_matrix.cpp, every backend); the thread count is the CPU twin's own invariant.
 class CpuTwinMatrix : public ::testing::TestWithParam<NamedCase> {};
-
-// Tiers 1-2 (3 for exact cases) with scores within tau and the poison check.
-TEST_P(CpuTwinMatrix, RowsMatchOracle) {
-  const Case c = GetParam().make();
-  const auto e = ixo::oracle(c);
-  EXPECT_TRUE(ixo::test::matches_oracle(c, e, run("cpu-rows", c), GetParam().exact_ids, "cpu-rows"));
-}
-
-TEST_P(CpuTwinMatrix, PackedMatchesOracle) {
-  const Case c = GetParam().make();
-  const auto e = ixo::oracle(c);
-  EXPECT_TRUE(ixo::test::matches_oracle(c, e, run("cpu-packed", c), GetParam().exact_ids, "cpu-packed"));
-}
-
-// Tier 4: packing shares K loads but runs each row's own arithmetic.
-TEST_P(CpuTwinMatrix, PackedEqualsRowsBitwise) {
-  const Case c = GetParam().make();
-  EXPECT_TRUE(ixo::test::bitwise_equal(run("cpu-rows", c), run("cpu-packed", c), c, "cpu-rows vs cpu-packed"));
-}
-
-// Every block lies wholly in one chunk: 1 chunk, 3 chunks and the default plan agree.
-TEST_P(CpuTwinMatrix, ChunkPlanIndependent) {
-  const Case c = GetParam().make();
-  for (const char* b : {"cpu-rows", "cpu-packed"}) {
-    const Observed base = run(b, c);
-    EXPECT_TRUE(ixo::test::bitwise_equal(base, run(b, c, chunks(1)), c, std::string(b) + " default vs 1 chunk"));
-    EXPECT_TRUE(ixo::test::bitwise_equal(base, run(b, c, chunks(3)), c, std::string(b) + " default vs 3 chunks"));
-  }
-}
 
 // Each cell is written by one program in a fixed order: 1 thread == 2 threads.
 TEST_P(CpuTwinMatrix, ThreadCountIndependent) {

@@ -2,10 +2,10 @@
 // 16-row MMA tile, the chunk caps) and of the CUDA score kernel's tiling (warps a CTA, 32-token
 // sub-tiles, the cp.async ring depth, the req_to_token look-ahead, the max-score split), derived
 // from those constants (kernels/common/plans.hpp) and listed here, at the test.
-// One testbed (CUTLASS's TestAllGemm style) runs every in-tree backend of the registry that
-// can run here (the CPU twins; the CUDA backends where a GPU is present) through the suite's
-// own judging step (suite/case_run: run_and_judge) and its bitwise twin; a failure saves the
-// case with its replay line and twin diff (tests/support verdict_ok). Each edge names the
+// The one testbed (tests/support/testbed.hpp, CUTLASS's TestAllGemm style) runs every in-tree
+// backend of the registry that can run here (the CPU twins; the CUDA backends where a GPU is
+// present) through the suite's own judging step (suite/case_run: run_and_judge), its bitwise
+// twin and its ids twin; a failure saves the case with its replay line and twin diff. Each edge names the
 // catalogue mutant it exists to catch, and EdgesCatchTheirMutants shows that it does.
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 #include "common/mutants.hpp"
 #include "ixo/case_run.hpp"
 #include "ixo_test/support.hpp"
+#include "ixo_test/testbed.hpp"
 #include "plans.hpp"
 
 namespace ixo::test {
@@ -131,18 +132,6 @@ std::vector<Edge> edges() {
   return v;
 }
 
-// The in-tree backends of the registry that run the native or CP plan (not the quantized MSA
-// selector, judged under its own contract) and can run here.
-std::vector<std::string> runnable_backends() {
-  std::vector<std::string> names;
-  for (const std::string& n : backend_names()) {
-    auto b = make_backend(n);
-    const BackendTraits& t = b->traits();
-    if (t.in_tree && (t.mutant_scope == "native" || t.mutant_scope == "cp") && b->available()) names.push_back(n);
-  }
-  return names;
-}
-
 void PrintTo(const Edge& e, std::ostream* os) { *os << e.name << " (" << e.probe << ")"; }
 
 class TilingEdges : public ::testing::TestWithParam<Edge> {};
@@ -150,25 +139,13 @@ class TilingEdges : public ::testing::TestWithParam<Edge> {};
 TEST_P(TilingEdges, EveryBackendMatchesTheOracleAndItsTwin) {
   const Edge& edge = GetParam();
   const Case c = generate(edge.spec, seed_of(edge.name));
-  const Expected e = oracle(c);
-  const std::vector<std::string> names = runnable_backends();
-  ASSERT_GE(names.size(), 3u) << "cpu-rows, cpu-packed and cpu-cp at least";
+  const std::vector<std::string> judged =
+      judge_every_backend(c, edge.name + " (" + edge.probe + ")", false, run_options(edge), TestbedChecks{});
+  EXPECT_TRUE(judged_by(judged, "cpu-rows"));
+  EXPECT_TRUE(judged_by(judged, "cpu-packed"));
+  EXPECT_TRUE(judged_by(judged, "cpu-cp"));
   std::string judged_names;
-  int judged = 0;
-  for (const std::string& name : names) {
-    auto b = make_backend(name);
-    const CaseRun run = run_and_judge(*b, c, e, kernel_judge_options(false), run_options(edge));
-    if (run.skipped) continue;  // outside the backend's configuration: not counted
-    ++judged;
-    judged_names += " " + name;
-    EXPECT_TRUE(verdict_ok(run.verdict, c, name + " " + edge.name + " (" + edge.probe + ")", false,
-                           run.has_observed ? &run.observed : nullptr));
-    if (auto twin = make_bitwise_twin(*b); twin && run.has_observed) {
-      EXPECT_TRUE(bitwise_equal(run.observed, twin->run(c, run_options(edge)), c,
-                                name + " vs " + twin->name() + " " + edge.name));
-    }
-  }
-  EXPECT_GE(judged, 3) << edge.name;
+  for (const std::string& n : judged) judged_names += " " + n;
   RecordProperty("judged", judged_names);  // in the XML report; printed for the log too
   std::printf("%s judged on:%s\n", edge.name.c_str(), judged_names.c_str());
 }

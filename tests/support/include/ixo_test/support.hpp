@@ -28,16 +28,9 @@ struct NamedCase {
 // gtest prints a NamedCase as its name.
 void PrintTo(const NamedCase& c, std::ostream* os);
 
-// The coverage matrix every backend runs: block-boundary prefixes, draft rows 1-5, GQA
-// ratios (with packed fallbacks), all K dtypes with k_scale != 1, max and lse, init 0-2 x
-// local 0-3, topk above/below/crossing nb, slot tables (permuted, gapped, explicit,
-// identity), negative token-slot aliases, padding and inactive requests, exact and near-tie
-// values, the M3 shapes, and real CUDA-graph batches (graph_*: groups mixing slot ids, R not
-// a multiple of packed_queries, padding rows alone and in whole groups, inactive rows inside
-// and after groups). Small enough to run in seconds on 2 cores.
-const std::vector<NamedCase>& kernel_cases();
-// A smaller subset for the heavier variant checks (chunks, threads).
-std::vector<NamedCase> kernel_cases_subset(int every);
+// Small verify batches: bs 16, topk 4, init 1, local 1, D 64, Hq 2 : Hk 1, 2 requests x 4
+// (prefixes up to 300). The base of most kernel-matrix rows (tests/kernels/test_kernel_matrix.cpp).
+GenSpec small_verify_spec();
 // For INSTANTIATE_TEST_SUITE_P name generators.
 std::string case_param_name(const ::testing::TestParamInfo<NamedCase>& info);
 // Stable 64-bit seed from a name (FNV-1a).
