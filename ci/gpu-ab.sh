@@ -43,9 +43,9 @@ note "ctest -L cuda rc=$?: $(grep -E 'tests passed|tests failed' "$out/ctest-cud
 grep -E '\*\*\*Failed|\*\*\*Skipped|Not Run' "$out/ctest-cuda.log" | head -20 >> "$s"
 grep -E 'mutant\.' "$out/ctest-cuda.log" | grep -E 'Passed|Failed|Skipped' >> "$s"  # named GPU-test mutants: Passed = killed
 ( timeout ${MUT_T:-200} $N/tools/ixo/ixo mutate --backend cuda-rows --backend cuda-packed --backend cuda-cp --json "$out/gpu-mutation.json" > "$out/mutate.log" 2>&1; echo "rc=$?" >> "$out/mutate.log" ) & p3=$!
-m='Matrix/CudaCases.RowsPackedOracleTwin'
-timeout 150 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/gpu/test_gpu --gtest_filter="$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4" --gtest_brief=1 > "$out/memcheck.log" 2>&1
-note "memcheck test_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
+m='Kernels/KernelMatrix.EveryBackend'
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/kernels/test_kernels_cpu --gtest_filter="$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4" --gtest_brief=1 > "$out/memcheck.log" 2>&1
+note "memcheck test_kernels_cpu (kernel matrix) rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 7 $N/tests/cp/test_cp_gpu --gtest_brief=1 > "$out/memcheck-cp.log" 2>&1
 note "memcheck test_cp_gpu rc=$?: $(grep -E 'ERROR SUMMARY' "$out/memcheck-cp.log" | tail -1)"
 wait $p3; note "mutate: $(tail -3 "$out/mutate.log" | tr '\n' ' ')"
@@ -57,7 +57,7 @@ if [[ -n "${SAN:-}" ]]; then
   if [[ $left -gt 40 ]]; then
     STAGES=sanitize SAN_TOOLS="$SAN" SAN_GRAPH=0 SAN_TIMEOUT=80 SAN_UNTIL=$(( $(date +%s) + left )) \
       SAN_FILTER="$m/exact_*:$m/dtype_*:$m/padding_inactive_lse_e4m3fn" \
-      SAN_CP_FILTER="CudaCp.RocmPrVerifyBatch:CudaCp.WorldSizes:CudaCp.WinnersInOneShardAndPadding:Kernels/CudaCpMatrix.NativeOracleTwin/exact_*" \
+      SAN_CP_FILTER="CudaCp.RocmPrVerifyBatch:CudaCp.WorldSizes:CudaCp.WinnersInOneShardAndPadding:Kernels/CudaCp*" \
       bash ci/gpu-check.sh "$out/san" > "$out/san.out" 2>&1
     grep -E '^== compute-sanitizer' "$out/san/summary.log" >> "$s"
   else

@@ -12,7 +12,7 @@
 #   torch/CUDA tests, with the machine's python3 - IXO_PYTHON overrides it), ARCH=90a, JOBS=$(nproc), REPS=50,
 #   TARGETS="ixo" (build stage: only these targets instead of everything),
 #   GPU_SLOTS=4 (GPU tests sharing one GPU at a time; ctest spreads them over every GPU through
-#   the resource spec of ci/gpu-resources.sh), SAN_FILTER (gtest filter of the sanitizer stage)
+#   the resource spec of ci/gpu-resources.sh), SAN_FILTER (gtest filter of test_kernels_cpu in the sanitizer stage)
 # Prepare .deps here (machine with apt): mkdir -p .deps && cd .deps && apt-get download \
 #   libeigen3-dev librapidcheck-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev \
 #   libfmt-dev libfmt9 libbenchmark-dev libbenchmark1debian
@@ -108,8 +108,9 @@ if has sanitize; then
   # SAN_UNTIL (epoch seconds, default none): no run lasts past it (each run's limit is
   # SAN_TIMEOUT or the time left, whichever is less), so time a fast tool leaves over goes
   # to the runs after it; a run with no time left is not started (rc 124).
-  m='Matrix/CudaCases.RowsPackedOracleTwin'
-  filter="${SAN_FILTER:-$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/m3_km_slots_e4m3fn:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4:$m/straddle_local0_lse_minus1:Matrix/CudaCases.ChunkPlanIndependent/topk9_long}"
+  # The kernel case matrix runs in test_kernels_cpu's testbed (every backend; the CUDA ones here).
+  m='Kernels/KernelMatrix.EveryBackend'
+  filter="${SAN_FILTER:-$m/exact_*:$m/dtype_*:$m/odd_dim40:$m/m3_km_slots_e4m3fn:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4:$m/straddle_local0_lse_minus1:$m/topk9_long}"
   for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
     extra=(); [[ $tool == memcheck ]] && extra=(--leak-check full)
     san() {
@@ -121,7 +122,7 @@ if has sanitize; then
       fi
       timeout "$lim" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 "$@" --gtest_brief=1
     }
-    san "$B/tests/gpu/test_gpu" --gtest_filter="$filter" > "$out/sanitizer-$tool.log" 2>&1
+    san "$B/tests/kernels/test_kernels_cpu" --gtest_filter="$filter" > "$out/sanitizer-$tool.log" 2>&1
     rc=$?
     # The CUDA-graph replays (test_gpu_graph), same tool, appended to the same log.
     if [[ ${SAN_GRAPH:-1} != 0 ]]; then

@@ -3,7 +3,8 @@
 #   bench/gpu/perf-device-run.sh <bin-dir> <out-dir> [quick|full] [ret-dir]
 # ret-dir (e.g. $OUT): gets summary.log, the tables, gpu-mutation.json and logs.tar.gz of the rest.
 # <bin-dir> holds bench_gpu_index_step (+ optional bench_gpu_index_step.base, an older build
-# for A/B in the same run), fp8_widen_check, test_gpu, test_gpu_graph, test_cp_gpu, ixo.
+# for A/B in the same run), fp8_widen_check, test_gpu, test_gpu_graph, test_kernels_cpu (the kernel
+# case matrix's testbed), test_cp_gpu, ixo.
 # quick: widening check, GPU tests, benchmarks. full: also test_cp_gpu, compute-sanitizer
 # (memcheck, racecheck) on a few GPU cases and the GPU mutation campaign.
 set -uo pipefail
@@ -17,7 +18,7 @@ s="$out/summary.log"
 note() { echo "== $*" | tee -a "$s"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$out/machine.log" 2>&1
 "$bin/fp8_widen_check" > "$out/widen.log" 2>&1; note "fp8_widen_check rc=$?: $(tr '\n' ' ' < "$out/widen.log")"
-for t in test_gpu test_gpu_graph; do
+for t in test_gpu test_gpu_graph test_kernels_cpu; do
   "$bin/$t" --gtest_brief=1 > "$out/$t.log" 2>&1
   note "$t rc=$?: $(grep -E '^\[  (PASSED|FAILED)|tests? ran' "$out/$t.log" | tr '\n' ' ' | cut -c1-300)"
 done
@@ -33,11 +34,10 @@ if [[ -x "$bin/bench_gpu_index_step.base" ]]; then
   "$bin/bench_gpu_index_step.base" --reps 50 --out "$out/perf-table-base.md" > "$out/bench-base.log" 2>&1; note "bench base rc=$?"
 fi
 if [[ $mode == full ]]; then
-  filter='Matrix/CudaCases.RowsPackedOracleTwin/exact_*:Matrix/CudaCases.RowsPackedOracleTwin/dtype_*'
-  filter+=':Matrix/CudaCases.RowsPackedOracleTwin/m3_km_slots_e4m3fn:Matrix/CudaCases.RowsPackedOracleTwin/padding_inactive_lse_e4m3fn'
-  filter+=':Matrix/CudaCases.RowsPackedOracleTwin/gqa_8_1_p4:Matrix/CudaCases.ChunkPlanIndependent/*'
+  m='Kernels/KernelMatrix.EveryBackend'  # the kernel case matrix: test_kernels_cpu's testbed
+  filter="$m/exact_*:$m/dtype_*:$m/m3_km_slots_e4m3fn:$m/padding_inactive_lse_e4m3fn:$m/gqa_8_1_p4:$m/topk9_long"
   for tool in memcheck racecheck; do
-    timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 7 "$bin/test_gpu" --gtest_filter="$filter" \
+    timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 7 "$bin/test_kernels_cpu" --gtest_filter="$filter" \
       --gtest_brief=1 > "$out/sanitizer-$tool.log" 2>&1
     note "compute-sanitizer $tool rc=$?: $(grep -E 'ERROR SUMMARY' "$out/sanitizer-$tool.log" | tail -1) $(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | tr '\n' ' ')"
   done

@@ -80,11 +80,14 @@ TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
   EXPECT_TRUE(packed.packed);
   EXPECT_EQ(ixo::backend_traits("cpu-cp").mutant_scope, "cp");
   EXPECT_EQ(ixo::backend_traits("cpu-cp").bitwise_twin, "");
+  EXPECT_EQ(ixo::backend_traits("cpu-cp").ids_twin, "cpu-rows");  // the testbed's CP ids check
+  EXPECT_EQ(packed.ids_twin, "");
   EXPECT_EQ(packed.cpu_twin, "");                                             // a CPU backend is its own reference
   if (std::find(names.begin(), names.end(), "cuda-packed") != names.end()) {  // a CUDA build (no device needed)
     EXPECT_EQ(ixo::backend_traits("cuda-packed").cpu_twin, "cpu-packed");
     EXPECT_EQ(ixo::backend_traits("cuda-rows").cpu_twin, "cpu-rows");
     EXPECT_EQ(ixo::backend_traits("cuda-cp").cpu_twin, "cpu-cp");
+    EXPECT_EQ(ixo::backend_traits("cuda-cp").ids_twin, "cuda-rows");
   }
 #if defined(IXO_TEST_EXPECT_CUDA)
   EXPECT_EQ(ixo::backend_traits("cuda-packed").bitwise_twin, "cuda-rows");

@@ -36,10 +36,9 @@ rc=$?; note "ixo_cp_nccl timing run rc=$rc: $(tail -1 "$out/nccl-run.log")"
 [[ $rc == 0 ]] || status=1
 grep -E '^(case|TIMING)' "$out/nccl-run.log" | tee -a "$sum"
 
-f='Kernels/CudaCpMatrix.NativeOracleTwin/exact_*:Kernels/CudaCpMatrix.NativeOracleTwin/dtype_*'
-f+=':Kernels/CudaCpMatrix.NativeOracleTwin/padding*:Kernels/CudaCpMatrix.NativeOracleTwin/odd_dim40'
-f+=':Kernels/CudaCpMatrix.NativeOracleTwin/draft*:Kernels/CudaCpMatrix.NativeOracleTwin/inactive'
-timeout 90 compute-sanitizer --tool memcheck --error-exitcode 7 "$B/tests/cp/test_cp_gpu" --gtest_filter="$f" \
+m='Kernels/KernelMatrix.EveryBackend'  # the kernel case matrix (cuda-cp among every backend)
+f="$m/exact_*:$m/dtype_*:$m/padding*:$m/odd_dim40:$m/draft*:$m/inactive"
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 7 "$B/tests/kernels/test_kernels_cpu" --gtest_filter="$f" \
   --gtest_brief=1 > "$out/memcheck.log" 2>&1
 rc=$?; note "compute-sanitizer memcheck rc=$rc: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1) $(grep -E '^\[  (PASSED|FAILED)' "$out/memcheck.log" | head -2 | tr '\n' ' ')"
 [[ $rc == 0 ]] || status=1
