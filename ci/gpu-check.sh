@@ -37,6 +37,12 @@ if has build; then
   mkdir -p "$deps"
   for f in "$root"/.deps/*.deb; do [[ -e $f ]] && dpkg -x "$f" "$deps"; done
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  # A cache from a configure that ran without .deps found the machine's own GTest (another version
+  # than the .deps headers: link errors in RecordProperty); start that cache afresh.
+  if ls "$root"/.deps/libgtest-dev_*.deb >/dev/null 2>&1 && [[ -f "$B/CMakeCache.txt" ]] &&
+     ! grep -q "^GTest_DIR:PATH=$deps" "$B/CMakeCache.txt"; then
+    note "configure: $B/CMakeCache.txt has GTest outside $deps: removed"; rm -f "$B/CMakeCache.txt"
+  fi
   cmake --preset default "${gen[@]}" -DIXO_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
     -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_PREFIX_PATH="$deps/usr" \
