@@ -57,7 +57,7 @@ constexpr std::int64_t kChunkBlocks = 16, kMinChunkBlocks = 4, kFillPrograms = 2
 // n % kScoreWarps blocks of a chunk of n >= kScoreWarps blocks are cut into sub-tiles and dealt
 // round-robin (the split), when a block has at most kSplitMaxSub sub-tiles.
 constexpr int kScoreWarps = 4, kSubTileTokens = 32;
-constexpr int kMmaStagesBf16 = 3, kMmaStagesFp8 = 4;
+constexpr int kMmaStagesBf16 = 3, kMmaStagesFp8 = 2;  // fp8 2: session 14 A/B (docs/performance.md)
 constexpr int kSlotAhead = 4, kSplitMaxSub = 8;
 
 // The score kernels' chunk plan (native twin, CUDA, HIP): num_kv_chunks(batch, hk,

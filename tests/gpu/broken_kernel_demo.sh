@@ -8,6 +8,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:?usage: broken_kernel_demo.sh OUT_DIR}"
+mkdir -p "$out"
 B="$root/build"
 f="$root/kernels/gpu/score_state.cuh"
 grep -q '^  return r;$' "$f" || { echo "the line to break is gone from $f"; exit 3; }
