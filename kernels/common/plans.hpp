@@ -74,6 +74,24 @@ IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, in
   return c < cap ? c : static_cast<int>(cap);
 }
 
+// The fp8 packed plan: one full wave of score CTAs. The fp8 kernel is bound by its instruction
+// stream (the widening), not by DRAM, and runs 3 CTAs an SM: kFp8PackedWaveSlots = the H200's
+// 132 SMs x 3. Measured on the H200 (docs/performance.md, session 14 sweep, ring depth 2):
+// packed e4m3fn 16 x 131072 114.1 / 114.5 us at one wave (24 chunks) against 133.2 / 134.9 at
+// the 1024-program plan (64); 32 x 524288 flat (one wave, 12 chunks: 750.0 / 746.1; the plan's
+// 32: 750.8 / 748.5). A GPU with another SM count gets a plan tuned for the H200 (the scores
+// never depend on the plan). bf16 keeps score_chunks: one wave there (16 chunks) measured
+// 175.1 / 174.7 against 170.1 / 170.8.
+constexpr std::int64_t kFp8PackedWaveSlots = 396;
+IXO_HD int fp8_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
+  if (forced > 0) return forced;
+  const std::int64_t programs = batch * hk > 0 ? batch * hk : 1;
+  std::int64_t c = kFp8PackedWaveSlots / programs;
+  if (c > NB / kMinChunkBlocks) c = NB / kMinChunkBlocks;  // at least one block a warp
+  if (c < 1) c = 1;
+  return static_cast<int>(c);
+}
+
 // The (row-axis program, KV chunk) of score CTA x of a grid of batch * chunks. Per-row plan
 // (pack 1): chunk-major, so the draft rows of one request (neighbouring rows reading the same
 // K blocks) score a chunk in neighbouring CTAs, which run together and share that K through
@@ -109,10 +127,16 @@ struct NativePlan {
   int gqa = 1;             // q heads per K head
   std::int64_t hk = 1;     // programs along the K-head axis (grid y)
   std::int64_t batch = 0;  // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
-  int chunks = 1;          // KV chunks per row-axis program (score_chunks)
+  int chunks = 1;          // KV chunks per row-axis program (score_chunks; fp8 packed: fp8_packed_chunks)
   IXO_HD std::int64_t grid_x() const { return batch * chunks; }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };
+// The chunk count of a native grid of batch x hk programs packing `pack` rows: fp8 K on the
+// packed plan one full wave (fp8_packed_chunks), else score_chunks.
+IXO_HD int native_chunks(const IndexConfig& k, int pack, std::int64_t batch, std::int64_t hk, int forced = 0) {
+  const bool fp8_k = k.k_code == kE4m3fn || k.k_code == kE4m3fnuz || k.k_code == kE5m2;
+  return pack > 1 && fp8_k ? fp8_packed_chunks(batch, hk, k.NB, forced) : score_chunks(batch, hk, k.NB, forced);
+}
 // `packed`: the packed backend's plan (with its per-row fallback when the pack does not fit one
 // tile); forced_chunks > 0 forces the chunk count. Graph-constant values only (shapes, config).
 IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chunks = 0) {
@@ -121,7 +145,7 @@ IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chun
   p.gqa = static_cast<int>(k.Hq / p.hk);
   p.pack = packed && packed_plan_fits(k.packed_queries, k.Hq, p.hk) ? k.packed_queries : 1;
   p.batch = packed_batch(k.R, p.pack);
-  p.chunks = score_chunks(p.batch, p.hk, k.NB, forced_chunks);
+  p.chunks = native_chunks(k, p.pack, p.batch, p.hk, forced_chunks);
   return p;
 }
 

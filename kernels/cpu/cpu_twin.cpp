@@ -279,7 +279,7 @@ Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
   // packed_trailing_rows_dropped: the row axis sized R / P, the trailing R % P rows never scored.
   if (IXO_MUTANT(options.mutant, mutants::packed_trailing_rows_dropped) && p.pack > 1) {
     p.batch = c.R / p.pack;
-    p.chunks = cm::score_chunks(p.batch, p.hk, c.NB(), options.force_num_chunks);
+    p.chunks = cm::native_chunks(index_config(c), p.pack, p.batch, p.hk, options.force_num_chunks);
   }
   return p;
 }

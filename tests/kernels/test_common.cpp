@@ -431,7 +431,32 @@ TEST(KernelsCommon, ChunkTopkAndRowPlans) {
   EXPECT_EQ(cm::score_chunks(8, 1, 212), 32);  // 8 rows of 27K: fill 256 / 8 = 32 (212 / 16 = 13)
   EXPECT_EQ(cm::score_chunks(32, 1, 7), 1);
   EXPECT_EQ(cm::score_chunks(32, 1, 51, 5), 5);  // forced
-  EXPECT_TRUE(cm::packed_plan_fits(4, 8, 2));    // 4 * 4 tile rows
+  // fp8 K on the packed plan: one wave of kFp8PackedWaveSlots = 396 CTAs (132 SMs x 3).
+  EXPECT_EQ(cm::fp8_packed_chunks(16, 1, 1024), 24);  // packed 16 x 131072: 396 / 16 = 24.75
+  EXPECT_EQ(cm::fp8_packed_chunks(32, 1, 4096), 12);  // packed 32 x 524288: 396 / 32 = 12.4
+  EXPECT_EQ(cm::fp8_packed_chunks(4, 4, 297), 24);    // 16 programs of 38K tokens
+  EXPECT_EQ(cm::fp8_packed_chunks(1, 1, 26), 6);      // one group of 3.3K tokens: 26 / 4 blocks
+  EXPECT_EQ(cm::fp8_packed_chunks(2, 1, 3), 1);       // fewer blocks than a warp each: one chunk
+  EXPECT_EQ(cm::fp8_packed_chunks(500, 1, 100000), 1);
+  EXPECT_EQ(cm::fp8_packed_chunks(16, 1, 1024, 7), 7);  // forced
+  {
+    cm::IndexConfig k;  // 16 requests x 4 draft rows of 131072 tokens, bs 128, P 4
+    k.R = 64;
+    k.NB = 1024;
+    k.packed_queries = 4;
+    for (const int code : {cm::kE4m3fn, cm::kE4m3fnuz, cm::kE5m2}) {
+      k.k_code = code;
+      EXPECT_EQ(cm::native_plan(k, true).chunks, 24) << code;   // packed: one wave
+      EXPECT_EQ(cm::native_plan(k, false).chunks, 16) << code;  // per-row: score_chunks(64, 1, 1024)
+      EXPECT_EQ(cm::native_plan(k, true, 5).chunks, 5) << code;
+    }
+    k.k_code = cm::kBf16;
+    EXPECT_EQ(cm::native_plan(k, true).chunks, 64);  // bf16 packed: score_chunks(16, 1, 1024)
+    k.k_code = cm::kE4m3fn;
+    k.packed_queries = 5;                                                 // 5 x 1 tile rows still pack
+    EXPECT_EQ(cm::native_plan(k, true).chunks, 396 / (64 / 5 + 64 % 5));  // batch 16: 24
+  }
+  EXPECT_TRUE(cm::packed_plan_fits(4, 8, 2));  // 4 * 4 tile rows
   EXPECT_FALSE(cm::packed_plan_fits(5, 8, 2));
   EXPECT_FALSE(cm::packed_plan_fits(1, 1, 1));
   EXPECT_FALSE(cm::packed_plan_fits(2, 3, 2));  // Hq not a multiple of Hk
