@@ -24,6 +24,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -362,6 +363,29 @@ TEST_P(KernelMatrix, EveryBackend) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, KernelMatrix, ::testing::ValuesIn(kernel_cases()), case_param_name);
+
+// Every runnable backend takes part in the table (a row a backend silently declines judges
+// nothing there): the native backends support every row, the CP backends the rows with one K
+// head (most of them: WORLD = Hq, Hk 1). Counted from supports(), no runs.
+TEST(KernelMatrixCoverage, EveryRunnableBackendTakesPart) {
+  const auto& rows = kernel_cases();
+  for (const std::string& name : runnable_backends()) {
+    auto b = make_backend(name);
+    std::size_t supported = 0, one_k_head = 0;
+    for (const NamedCase& nc : rows) {
+      const Case c = nc.make();
+      supported += b->supports(c) ? 1 : 0;
+      one_k_head += c.Hk == 1 ? 1 : 0;
+    }
+    if (b->traits().mutant_scope == "native") {
+      EXPECT_EQ(supported, rows.size()) << name;
+    } else {
+      EXPECT_GE(supported + 8, one_k_head) << name << " (at most 8 one-head rows outside its limits)";
+      EXPECT_GT(supported, rows.size() / 2) << name;
+    }
+    std::printf("%s supports %zu of %zu rows\n", name.c_str(), supported, rows.size());
+  }
+}
 
 // The testbed catches bugs through the matrix: a catalogue mutant (kernels/common/mutants.hpp)
 // on the in-tree backends fails the named row. The failures are intercepted and their saved
