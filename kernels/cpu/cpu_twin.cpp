@@ -275,11 +275,12 @@ Observed score_rows(const Case& c, const RunOptions& options, const Scoring& how
 Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
   // Shapes only: R need not be a multiple of P (trailing rows run per row), and which groups
   // share a slot id is decided by each program (common::program_tiles).
-  Plan p = cm::native_plan(index_config(c), packed, options.force_num_chunks);
+  const cm::IndexConfig k = index_config(c);
+  Plan p = cm::native_plan(k, packed, options.force_num_chunks);
   // packed_trailing_rows_dropped: the row axis sized R / P, the trailing R % P rows never scored.
   if (IXO_MUTANT(options.mutant, mutants::packed_trailing_rows_dropped) && p.pack > 1) {
     p.batch = c.R / p.pack;
-    p.chunks = cm::native_chunks(index_config(c), p.pack, p.batch, p.hk, options.force_num_chunks);
+    p.chunks = cm::native_chunks(k, p.pack, p.batch, p.hk, options.force_num_chunks);
   }
   return p;
 }

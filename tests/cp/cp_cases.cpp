@@ -49,12 +49,6 @@ Case winners_in_one_shard(int world, int shard, std::int64_t prefix, int request
   return c;
 }
 
-Observed ids_only(Observed o) {
-  o.has_scores = false;
-  o.scores.clear();
-  return o;
-}
-
 std::int64_t differing_rows(const Observed& a, const Observed& b) {
   std::int64_t n = 0;
   for (std::int64_t hr = 0; hr < a.Hq * a.R; ++hr)

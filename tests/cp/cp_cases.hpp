@@ -22,8 +22,6 @@ GenSpec world_spec(int world, int draft_rows);
 // (tie-free at the k-th place) bf16 values.
 Case winners_in_one_shard(int world, int shard, std::int64_t prefix, int requests);
 
-// Observed with only ids (for comparing CP, which has no score buffer, with native).
-Observed ids_only(Observed o);
 // Number of (head, row) pairs whose id lists differ.
 std::int64_t differing_rows(const Observed& a, const Observed& b);
 

@@ -30,10 +30,8 @@
 namespace {
 
 using ixo::Case;
-using ixo::Expected;
 using ixo::Observed;
 using ixo::RunOptions;
-using ixo::test::clear_margin;
 using ixo::test::judge_every_backend;
 using ixo::test::judged_by;
 namespace cc = ixo::common::cp;

@@ -56,7 +56,7 @@ TEST_P(CudaCpLocal0, PackedEqualsRowsAndOracle) {
   const ixo::Expected e = ixo::oracle(c);
   const ixo::Observed packed = ixo::make_cuda_cp_backend(true)->run(c);
   const ixo::Observed rows = ixo::make_cuda_cp_backend(false)->run(c);
-  const ixo::Observed native = ixo::cptest::ids_only(ixo::make_cuda_rows_backend()->run(c));
+  const ixo::Observed native = ixo::test::ids_only(ixo::make_cuda_rows_backend()->run(c));
   const std::string what = GetParam().name;
   EXPECT_TRUE(ixo::test::matches_oracle(c, e, packed, false, "cuda-cp packed " + what));
   EXPECT_TRUE(ixo::test::bitwise_equal(rows, packed, c, "cuda-cp per-row vs packed " + what));

@@ -235,6 +235,12 @@ std::string failure_root() {
   return out << "\n  " << diff_report(c, "first", traits, a, "second", traits, b, first_difference(a, b));
 }
 
+Observed ids_only(Observed o) {
+  o.has_scores = false;
+  o.scores.clear();
+  return o;
+}
+
 bool clear_margin(const Expected& e, std::int64_t h, std::int64_t r) {
   const std::int64_t nb = e.nb[r];
   if (nb <= e.topk) return true;

@@ -9,12 +9,6 @@ namespace ixo::test {
 
 namespace {
 
-Observed ids_only(Observed o) {
-  o.has_scores = false;
-  o.scores.clear();
-  return o;
-}
-
 RunOptions with_chunks(RunOptions o, int chunks) {
   o.force_num_chunks = chunks;
   return o;

@@ -58,6 +58,8 @@ std::string failure_root();
 // Judge `o` against `e` with kernel_judge_options.
 ::testing::AssertionResult matches_oracle(const Case& c, const Expected& e, const Observed& o, bool exact_ids,
                                           const std::string& what, std::uint32_t poison_bits = kScorePoisonBits);
+// Observed with only its ids (for comparing a CP backend, which has no score buffer, or ids alone).
+Observed ids_only(Observed o);
 // Bitwise equality of ids and every score cell (poison included).
 ::testing::AssertionResult bitwise_equal(const Observed& a, const Observed& b, const Case& c, const std::string& what);
 
