@@ -184,6 +184,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
       m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D)
               : nullptr,
       tig);
+  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, false);  // fp8 K: the f16 path (mma_tile.cuh)
 
   const bool lse = p.score_lse != 0;
   const int nsub = (p.block_size + 31) / 32;
@@ -242,7 +243,8 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
     const std::int64_t t0 = tile_start(cur, &off0);
     float v0[8], v1[8];
     // Rows are masked with their own length; tokens past the tile's length Lg were not loaded.
-    subtile_logits<D, KC>(kfrag, qa, SubtileMask{t0, off0, p.block_size, p.mult, L0, L1, lut, false, kNativeMutantsOff},
+    subtile_logits<D, KC>(kfrag, qa,
+                          SubtileMask{t0, off0, p.block_size, p.mult, L0, L1, lut, false, kNativeMutantsOff, q_f16},
                           tig, v0, v1);
     state_add(st0, v0, lse, kNativeMutantsOff);
     state_add(st1, v1, lse, kNativeMutantsOff);

@@ -154,6 +154,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // The decode table (built with p.mutant) instead of the hardware / integer widening when
   // it holds a mutant's decode.
   const bool use_lut = cm::fp8_decode_mutated(p.mutant);
+  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, use_lut);  // fp8 K: the f16 path (mma_tile.cuh)
 
   // First token of the sub-tile at cursor c, its offset in its block, and its remainder
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
@@ -233,7 +234,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     float v0[8], v1[8];
     subtile_logits<D, KC>(kfrag, qa,
                           SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
-                                      m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant},
+                                      m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant, q_f16},
                           tig, v0, v1);
     state_add(st0, v0, lse, p.mutant);
     state_add(st1, v1, lse, p.mutant);

@@ -34,6 +34,16 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// The same with f16 operands (the fp8 path's exact alternative: kF16Widen below).
+__device__ __forceinline__ void mma_f16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                        std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
   std::uint32_t d;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
@@ -66,6 +76,62 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
   (void)use_lut;
 #endif
   return static_cast<std::uint32_t>(lut[two & 0xFFu]) | (static_cast<std::uint32_t>(lut[(two >> 8) & 0xFFu]) << 16);
+}
+
+// The f16 path (IXO_FP8_F16_MMA, e4m3fn / e5m2 K with the hardware conversion): every e4m3fn /
+// e5m2 code, NaN and Inf included, is exactly an f16, and so is a bf16 q of magnitude in
+// [2^-17, 65504] (its 8 significant bits fit f16's normals and subnormals) or zero. When every q
+// element of a tile converts exactly (one vote a warp; the 4 warps of a tile load the same q),
+// q's fragments become f16 and each K pair widens with one cvt.rn.f16x2.e4m3x2 / e5m2x2 into an
+// f16 MMA: the same operand values as the bf16 path's, so the same exact products. The scores
+// equal the bf16 path's bit for bit where the tensor core sums exact products the same way for
+// both formats (checked on the H200 by bench/gpu/fp8_widen_check: every sub-tile of random
+// operands over f16's whole exponent range; GPU test CudaFp8F16Path.* runs tiles taking both
+// paths side by side). A tile with a q outside f16 (or a mutant's decode table) keeps the bf16
+// path.
+#ifndef IXO_FP8_F16_MMA
+#define IXO_FP8_F16_MMA 1
+#endif
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
+  std::uint32_t h2 = 0;
+#if IXO_GPU_CVT_FP8
+  const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
+  if constexpr (KC == cm::kE4m3fn) {
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
+  } else if constexpr (KC == cm::kE5m2) {
+    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
+  }
+#else
+  (void)two;
+#endif
+  return h2;
+}
+// bf16x2 -> f16x2 (round to nearest); `exact` is cleared unless both halves convert exactly.
+__device__ __forceinline__ std::uint32_t bf16x2_to_f16x2(std::uint32_t v, bool& exact) {
+  const float lo = __uint_as_float(v << 16), hi = __uint_as_float(v & 0xFFFF0000u);
+  std::uint32_t h;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(hi), "f"(lo));
+  float blo, bhi;
+  asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }" : "=f"(blo), "=f"(bhi) : "r"(h));
+  exact = exact && blo == lo && bhi == hi;  // NaN: never exact (the bf16 path keeps it)
+  return h;
+}
+// q's fragments to f16 in place when every element of the warp's converts exactly (warp
+// vote); returns whether it did.
+template <int D>
+__device__ __forceinline__ bool q_fragments_to_f16(std::uint32_t (&qa)[D / 16][4]) {
+  bool exact = true;
+#pragma unroll
+  for (int s = 0; s < D / 16; ++s)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) (void)bf16x2_to_f16x2(qa[s][i], exact);
+  if (!__all_sync(0xffffffffu, exact)) return false;
+#pragma unroll
+  for (int s = 0; s < D / 16; ++s)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) qa[s][i] = bf16x2_to_f16x2(qa[s][i], exact);
+  return true;
 }
 
 // Branch-free fp8 widening of e4m3fn / e5m2 (no NaN / Inf code among the 4 bytes): the
@@ -185,6 +251,18 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4],
   }
 }
 
+// Whether this tile's sub-tiles take the f16 path (converting q's fragments to f16 if so):
+// e4m3fn / e5m2 K with the hardware conversion, no mutant's decode table, and every q element
+// exact in f16.
+template <int D, int KC>
+__device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][4], bool use_lut) {
+  if constexpr (IXO_GPU_CVT_FP8 != 0 && IXO_FP8_F16_MMA != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2))
+    return !use_lut && q_fragments_to_f16<D>(qa);
+  (void)qa;
+  (void)use_lut;
+  return false;
+}
+
 // The position in a warp's stream of sub-tiles (common::SubtileCursor), with the ring's
 // stage count.
 template <int D, int KC>
@@ -300,12 +378,14 @@ struct SubtileMask {
   const std::uint16_t* lut;
   bool use_lut;
   int mutant;
+  bool q_f16 = false;  // q's fragments are f16 (q_fragments_to_f16): the f16 path
 };
 
 // Logits of one 32-token sub-tile for tile rows grp (v0) and grp + 8 (v1): element
 // j * 2 + e is token j * 8 + tig * 2 + e; lanes past the block are -inf, tokens past a
 // row's length are masked (common::masked_logit).
-template <int D, int KC, bool kInt>
+enum class Widen { kGeneric, kInt, kF16 };  // bf16 K / cvt or table; integer widening; f16 path
+template <int D, int KC, Widen kMode>
 __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                                     const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk,
                                                     int tig, float (&v0)[8], float (&v1)[8]) {
@@ -319,8 +399,12 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
       const std::uint32_t w[4] = {kf[j][l].x, kf[j][l].y, kf[j][l].z, kf[j][l].w};
 #pragma unroll
       for (int sub = 0; sub < kStepsPerLoad; ++sub) {
+        if constexpr (kMode == Widen::kF16) {
+          mma_f16(acc, qa[l * kStepsPerLoad + sub], fp8x2_to_f16x2<KC>(w[sub]), fp8x2_to_f16x2<KC>(w[sub] >> 16));
+          continue;
+        }
         std::uint32_t bb0, bb1;
-        if constexpr (kInt) {
+        if constexpr (kMode == Widen::kInt) {
           bb0 = fp8x2_to_bf16x2_int<KC>(w[sub], 0x1404u);
           bb1 = fp8x2_to_bf16x2_int<KC>(w[sub], 0x3424u);
         } else if constexpr (MmaCfg<D, KC>::kFp8) {
@@ -362,6 +446,12 @@ __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC
                                                const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
                                                float (&v0)[8], float (&v1)[8]) {
   constexpr bool kIntWiden = IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
+  if constexpr (kIntWiden && IXO_FP8_F16_MMA != 0) {
+    if (mk.q_f16) {  // warp-uniform
+      subtile_logits_with<D, KC, Widen::kF16>(kf, qa, mk, tig, v0, v1);
+      return;
+    }
+  }
   if constexpr (kIntWiden) {
     std::uint32_t special = 0;
 #pragma unroll
@@ -371,11 +461,11 @@ __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC
         special |= fp8x4_special<KC>(kf[j][l].x) | fp8x4_special<KC>(kf[j][l].y) | fp8x4_special<KC>(kf[j][l].z) |
                    fp8x4_special<KC>(kf[j][l].w);
     if (__all_sync(0xffffffffu, !mk.use_lut && (special & 0x80808080u) == 0u))
-      subtile_logits_with<D, KC, true>(kf, qa, mk, tig, v0, v1);
+      subtile_logits_with<D, KC, Widen::kInt>(kf, qa, mk, tig, v0, v1);
     else
-      subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1);
+      subtile_logits_with<D, KC, Widen::kGeneric>(kf, qa, mk, tig, v0, v1);
   } else {
-    subtile_logits_with<D, KC, false>(kf, qa, mk, tig, v0, v1);
+    subtile_logits_with<D, KC, Widen::kGeneric>(kf, qa, mk, tig, v0, v1);
   }
 }
 

@@ -1,0 +1,78 @@
+// The fp8 score path's two widenings side by side (kernels/gpu/mma_tile.cuh, IXO_FP8_F16_MMA):
+// a tile whose q is exact in f16 multiplies f16 q by the hardware's fp8 -> f16 conversion, a
+// tile with any q element outside f16 keeps bf16 q and the bf16 widening. The decision is per
+// tile, so the per-row launch (a tile a row) and the packed one (a tile a request's rows) take
+// different paths for a request with one such row: its other rows run f16 per row and bf16
+// packed. Packed == per-row bit for bit there, and both pass the oracle, for e4m3fn and e5m2,
+// max and lse. A widening that changed any operand bit (or a tensor core that summed f16 and
+// bf16 products differently) fails the bitwise comparison; a wrong f16 path fails the oracle.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "gpu_test_util.hpp"
+#include "ixo_test/support.hpp"
+
+namespace ixo::test {
+namespace {
+
+constexpr std::uint16_t kBf16TwoToMinus30 = 0x3080;  // 2^-30: a bf16 below f16's smallest subnormal
+constexpr std::uint16_t kBf16TwoToPlus17 = 0x4800;   // 2^17 = 131072: above f16's largest finite
+
+// Whether a bf16 is exactly an f16 (derived here from the formats: f16's largest finite is
+// 65504 and its subnormals are multiples of 2^-24; a bf16's 8 significant bits fit f16's 11).
+bool bf16_is_f16_exact(std::uint16_t bits) {
+  const float v = bf16_bits_to_float(bits);
+  if (v == 0.0f) return true;
+  if (!std::isfinite(v) || std::fabs(v) > 65504.0f) return false;
+  const double scaled = std::ldexp(static_cast<double>(v), 24);
+  return scaled == std::trunc(scaled);
+}
+bool row_is_f16_exact(const Case& c, std::int64_t r) {
+  for (std::int64_t i = r * c.Hq * c.D; i < (r + 1) * c.Hq * c.D; ++i)
+    if (!bf16_is_f16_exact(c.q[static_cast<std::size_t>(i)])) return false;
+  return true;
+}
+
+// 3 requests x 4 draft rows (packed_queries 4); request 0's row 1 gets one q element of 2^-30,
+// request 1's row 2 one of 2^17 at another dim; request 2 stays f16-exact (both launches f16).
+Case mixed_path_case(KDtype t, ScoreType st, std::uint64_t seed) {
+  GenSpec s;
+  s.requests = 3;
+  s.draft_rows = 4;
+  s.prefixes = {40 * 128 - 2, 9000, 3 * 128 + 5};
+  s.cfg.k_dtype = t;
+  s.cfg.score_type = st;
+  s.cfg.k_scale = 0.8;
+  s.cfg.packed_queries = 4;
+  Case c = generate(s, seed);
+  EXPECT_EQ(c.cfg.q_dtype, KDtype::bf16);
+  const std::int64_t D = c.D;
+  c.q[(1 * c.Hq) * D + 7] = kBf16TwoToMinus30;            // request 0, row 1, dim 7
+  c.q[(6 * c.Hq) * D + 100] = kBf16TwoToPlus17;           // request 1, row 2, dim 100
+  c.q[(6 * c.Hq) * D + 101] = kBf16TwoToPlus17 | 0x8000;  // and -2^17 beside it
+  // The case takes both paths only if every other row is f16-exact (else both launches run
+  // bf16 everywhere and the comparison judges nothing).
+  for (std::int64_t r = 0; r < c.R; ++r) EXPECT_EQ(row_is_f16_exact(c, r), r != 1 && r != 6) << "row " << r;
+  return c;
+}
+
+TEST(CudaFp8Paths, TilesOnBothWideningsGiveTheSameBits) {
+  IXO_REQUIRE_CUDA();
+  for (KDtype t : {KDtype::e4m3fn, KDtype::e5m2})
+    for (ScoreType st : {ScoreType::max, ScoreType::lse}) {
+      const std::string what = std::string(to_string(t)).append(" ").append(to_string(st));
+      const Case c = mixed_path_case(t, st, 77 + static_cast<int>(t) * 2 + static_cast<int>(st));
+      const Expected e = oracle(c);
+      const Observed rows = make_cuda_rows_backend()->run(c);
+      const Observed packed = make_cuda_packed_backend()->run(c);
+      EXPECT_TRUE(matches_oracle(c, e, rows, false, "cuda-rows " + what));
+      EXPECT_TRUE(matches_oracle(c, e, packed, false, "cuda-packed " + what));
+      EXPECT_TRUE(bitwise_equal(rows, packed, c, "packed (request 0, 1: bf16 path) vs rows (f16) " + what));
+    }
+}
+
+}  // namespace
+}  // namespace ixo::test
