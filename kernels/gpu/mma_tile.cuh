@@ -80,7 +80,8 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
 
 // The f16 path (IXO_FP8_F16_MMA, e4m3fn / e5m2 K with the hardware conversion): every e4m3fn /
 // e5m2 code, NaN and Inf included, is exactly an f16, and so is a bf16 q of magnitude in
-// [2^-17, 65504] (its 8 significant bits fit f16's normals and subnormals) or zero. When every q
+// [2^-17, 65504] (its 8 significant bits fit f16's normals and subnormals) or zero (the path
+// takes finite q only). When every q
 // element of a tile converts exactly (one vote a warp; the 4 warps of a tile load the same q),
 // q's fragments become f16 and each K pair widens with one cvt.rn.f16x2.e4m3x2 / e5m2x2 into an
 // f16 MMA: the same operand values as the bf16 path's, so the same exact products. The scores
@@ -114,7 +115,8 @@ __device__ __forceinline__ std::uint32_t bf16x2_to_f16x2(std::uint32_t v, bool& 
   asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(hi), "f"(lo));
   float blo, bhi;
   asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }" : "=f"(blo), "=f"(bhi) : "r"(h));
-  exact = exact && blo == lo && bhi == hi;  // NaN: never exact (the bf16 path keeps it)
+  // NaN and Inf keep the bf16 path (Inf converts exactly, but the MMA check covers finite q only).
+  exact = exact && blo == lo && bhi == hi && fabsf(lo) <= 65504.0f && fabsf(hi) <= 65504.0f;
   return h;
 }
 // q's fragments to f16 in place when every element of the warp's converts exactly (warp
