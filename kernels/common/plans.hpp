@@ -74,15 +74,25 @@ IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, in
   return c < cap ? c : static_cast<int>(cap);
 }
 
-// The fp8 packed plan: one full wave of score CTAs. The fp8 kernel is bound by its instruction
-// stream (the widening), not by DRAM, and runs 3 CTAs an SM: kFp8PackedWaveSlots = the H200's
-// 132 SMs x 3. Measured on the H200 (docs/performance.md, session 14 sweep, ring depth 2):
-// packed e4m3fn 16 x 131072 114.1 / 114.5 us at one wave (24 chunks) against 133.2 / 134.9 at
-// the 1024-program plan (64); 32 x 524288 flat (one wave, 12 chunks: 750.0 / 746.1; the plan's
+// The fp8 packed plan: one full wave of score CTAs (3 an SM: kFp8PackedWaveSlots = the H200's
+// 132 SMs x 3). Chosen when the fp8 kernel was bound by its widening; re-swept with the f16
+// path (session 15: 16 x 131072 e4m3fn packed 93.4 us at the plan's 24 chunks, 101.7 at 16,
+// 122.1 at 32, 112.5 at 64; 32 x 524288 580.8 at 12, 590.0 at 24, 640.6 at 64): still the best.
+// Session 14 (docs/performance.md, ring depth 2, before the f16 path): packed e4m3fn 16 x
+// 131072 114.1 / 114.5 us at one wave (24 chunks) against 133.2 / 134.9 at the 1024-program
+// plan (64); 32 x 524288 flat (one wave, 12 chunks: 750.0 / 746.1; the plan's
 // 32: 750.8 / 748.5). A GPU with another SM count gets a plan tuned for the H200 (the scores
 // never depend on the plan). bf16 keeps score_chunks: one wave there (16 chunks) measured
 // 175.1 / 174.7 against 170.1 / 170.8.
-constexpr std::int64_t kFp8PackedWaveSlots = 396;
+// kFp8CtasPerSm: the fp8 score kernel's __launch_bounds__ minimum. IXO_FP8_CTAS_PER_SM=4 (in
+// both the CUDA and the C++ flags: the twin shares the plan) measured slower with the f16 path
+// (session 15, one lease, A B A B: packed e4m3fn 16 x 131072 93.1 / 93.6 -> 103.2 / 102.8 us,
+// 32 x 524288 578.3 / 578.2 -> 684.2 / 687.5; 128 registers with small spills).
+#ifndef IXO_FP8_CTAS_PER_SM
+#define IXO_FP8_CTAS_PER_SM 3
+#endif
+constexpr int kFp8CtasPerSm = IXO_FP8_CTAS_PER_SM;
+constexpr std::int64_t kFp8PackedWaveSlots = 132 * kFp8CtasPerSm;
 IXO_HD int fp8_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
   if (forced > 0) return forced;
   const std::int64_t programs = batch * hk > 0 ? batch * hk : 1;

@@ -289,7 +289,8 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 // row of x, scored one after the other by this CTA. The packed tile's plan (group_plan) is
 // computed before the decision, so the slot id and length loads are in flight together.
 template <int D, int KC, bool kPacked>
-__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) score_mma_kernel(ScoreParams p) {
+__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : cm::kFp8CtasPerSm)
+    score_mma_kernel(ScoreParams p) {
   __shared__ std::uint16_t lut[256];
   if constexpr (KC != cm::kBf16) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
