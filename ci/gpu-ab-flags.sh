@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-lease A/B of CUDA compile flags on the GPU machine (session 14: the fp8 ring depth, the bf16
-# split path): A = this tree, B = this tree with BFLAGS added to CMAKE_CUDA_FLAGS. Builds both
+# split path): A = this tree, B = this tree with BFLAGS added to CMAKE_CUDA_FLAGS and CMAKE_CXX_FLAGS (a
+# plans.hpp knob such as IXO_FP8_CTAS_PER_SM must reach the host launcher and the CPU twin too). Builds both
 # side by side (B also test_kernels_cpu, whose testbed then judges B's CUDA backends), runs
 # bench_gpu_index_step A, B, A, B and bench_gpu_cp A, B (--reps 50), then B's testbed rows.
 #   BFLAGS="-DIXO_MMA_STAGES_FP8=2" bash ci/gpu-ab-flags.sh $OUT      (with the device tool, carry .deps)
@@ -16,7 +17,7 @@ nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 conf() {  # BUILD_DIR CUDA_FLAGS NAME EXTRA_TARGETS
   cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
     -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
-    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$2" > "$work/conf-$3.log" 2>&1 &&
+    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$2" "-DCMAKE_CXX_FLAGS=$2" > "$work/conf-$3.log" 2>&1 &&
     cmake --build "$1" -j8 --target bench_gpu_index_step bench_gpu_cp $4 > "$work/build-$3.log" 2>&1
   echo "== build $3 rc=$? at $((SECONDS - t0)) s" >> "$s"
 }

@@ -14,6 +14,7 @@
 
 #include "gpu_test_util.hpp"
 #include "ixo_test/support.hpp"
+#include "ixo_test/testbed.hpp"
 
 namespace ixo::test {
 namespace {
@@ -72,6 +73,19 @@ TEST(CudaFp8Paths, TilesOnBothWideningsGiveTheSameBits) {
       EXPECT_TRUE(matches_oracle(c, e, packed, false, "cuda-packed " + what));
       EXPECT_TRUE(bitwise_equal(rows, packed, c, "packed (request 0, 1: bf16 path) vs rows (f16) " + what));
     }
+}
+
+// The same mixed case through every backend of the one testbed: the CP kernel (its tile rows
+// are a request's, so it takes the bf16 path where cuda-rows takes f16) must give cuda-rows'
+// ids bit for bit (trait ids_twin), the CPU twins theirs, every backend the oracle's verdict.
+TEST(CudaFp8Paths, EveryBackendOnTheMixedCase) {
+  IXO_REQUIRE_CUDA();
+  for (KDtype t : {KDtype::e4m3fn, KDtype::e5m2}) {
+    const Case c = mixed_path_case(t, ScoreType::max, 91 + static_cast<int>(t));
+    const std::vector<std::string> judged = judge_every_backend(c, "fp8 mixed paths " + std::string(to_string(t)),
+                                                                false, RunOptions{}, TestbedChecks::all());
+    for (const char* b : {"cuda-rows", "cuda-packed", "cuda-cp"}) EXPECT_TRUE(judged_by(judged, b)) << b;
+  }
 }
 
 }  // namespace
