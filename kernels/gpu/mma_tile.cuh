@@ -80,16 +80,15 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
 
 // The f16 path (IXO_FP8_F16_MMA, e4m3fn / e5m2 K with the hardware conversion): every e4m3fn /
 // e5m2 code, NaN and Inf included, is exactly an f16, and so is a bf16 q of magnitude in
-// [2^-17, 65504] (its 8 significant bits fit f16's normals and subnormals) or zero (the path
-// takes finite q only). When every q
-// element of a tile converts exactly (one vote a warp; the 4 warps of a tile load the same q),
-// q's fragments become f16 and each K pair widens with one cvt.rn.f16x2.e4m3x2 / e5m2x2 into an
-// f16 MMA: the same operand values as the bf16 path's, so the same exact products. The scores
-// equal the bf16 path's bit for bit where the tensor core sums exact products the same way for
-// both formats (checked on the H200 by bench/gpu/fp8_widen_check: every sub-tile of random
-// operands over f16's whole exponent range; GPU test CudaFp8F16Path.* runs tiles taking both
-// paths side by side). A tile with a q outside f16 (or a mutant's decode table) keeps the bf16
-// path.
+// [2^-17, 65504] (its 8 significant bits fit f16's normals and subnormals) or zero; the path
+// takes finite q only. When every q element of a tile converts exactly (one vote a warp; the 4
+// warps of a tile load the same q), q's fragments become f16 and each K pair widens with one
+// cvt.rn.f16x2.e4m3x2 / e5m2x2 into an f16 MMA: the same operand values as the bf16 path's, so
+// the same exact products. The scores equal the bf16 path's bit for bit where the tensor core
+// sums exact products the same way for both formats (checked on the H200 by
+// bench/gpu/fp8_widen_check: 33.5 M outputs of MMA chains of random operands over f16's
+// exponent range; GPU tests CudaFp8Paths.* run tiles of both paths side by side). A tile with a
+// q outside f16 (or a mutant's decode table) keeps the bf16 path.
 #ifndef IXO_FP8_F16_MMA
 #define IXO_FP8_F16_MMA 1
 #endif
