@@ -7,15 +7,13 @@
 // random operands exact in both: every output bit the same. Prints one line per check; exit
 // status 1 on any difference.
 // Built as the target fp8_widen_check (bench/gpu/CMakeLists.txt); run it on a GPU machine.
-#include <cmath>
 #include <cstdio>
 #include <vector>
 
 #include <cuda_fp16.h>
 
-#include <cstring>
-
 #include "gpu/indexer_kernels.cuh"
+#include "ixo_test/f16_exact.hpp"  // the host derivation the q test is checked against
 
 namespace d = ixo::gpu::detail;
 namespace cm = ixo::common;
@@ -65,15 +63,6 @@ __global__ void q_exact_flags(unsigned char* exact, unsigned* wrong_value) {
   exact[p] = ex ? 1 : 0;
   const float back = __half2float(__ushort_as_half(static_cast<unsigned short>(h & 0xFFFFu)));
   if (ex && back != __uint_as_float(p << 16)) atomicAdd(wrong_value, 1u);
-}
-bool host_f16_exact(unsigned p) {  // from the formats: f16 max 65504, subnormals multiples of 2^-24
-  std::uint32_t bits = p << 16;
-  float v;
-  std::memcpy(&v, &bits, 4);
-  if (v == 0.0f) return true;
-  if (!std::isfinite(v) || std::fabs(v) > 65504.0f) return false;
-  const double scaled = std::ldexp(static_cast<double>(v), 24);
-  return scaled == std::trunc(scaled);
 }
 
 __device__ __forceinline__ std::uint32_t mix(std::uint32_t x) {
@@ -144,8 +133,8 @@ int run_f16_path() {
   unsigned flag_bad = 0, n_exact = 0;
   for (unsigned p = 0; p < 65536u; ++p) {
     n_exact += h[p];
-    if ((h[p] != 0) != host_f16_exact(p) && flag_bad++ < 4)
-      std::printf("bf16 %04x: flag %d, formats say %d\n", p, h[p], host_f16_exact(p));
+    const bool formats = ixo::test::bf16_is_f16_exact(static_cast<std::uint16_t>(p));
+    if ((h[p] != 0) != formats && flag_bad++ < 4) std::printf("bf16 %04x: flag %d, formats say %d\n", p, h[p], formats);
   }
   constexpr int kBlocks = 4096, kThreads = 256;  // 32768 warps a format and seed
   for (unsigned seed = 1; seed <= 4; ++seed) {

@@ -8,11 +8,11 @@
 // bf16 products differently) fails the bitwise comparison; a wrong f16 path fails the oracle.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "gpu_test_util.hpp"
+#include "ixo_test/f16_exact.hpp"
 #include "ixo_test/support.hpp"
 #include "ixo_test/testbed.hpp"
 
@@ -22,15 +22,6 @@ namespace {
 constexpr std::uint16_t kBf16TwoToMinus30 = 0x3080;  // 2^-30: a bf16 below f16's smallest subnormal
 constexpr std::uint16_t kBf16TwoToPlus17 = 0x4800;   // 2^17 = 131072: above f16's largest finite
 
-// Whether a bf16 is exactly an f16 (derived here from the formats: f16's largest finite is
-// 65504 and its subnormals are multiples of 2^-24; a bf16's 8 significant bits fit f16's 11).
-bool bf16_is_f16_exact(std::uint16_t bits) {
-  const float v = bf16_bits_to_float(bits);
-  if (v == 0.0f) return true;
-  if (!std::isfinite(v) || std::fabs(v) > 65504.0f) return false;
-  const double scaled = std::ldexp(static_cast<double>(v), 24);
-  return scaled == std::trunc(scaled);
-}
 bool row_is_f16_exact(const Case& c, std::int64_t r) {
   for (std::int64_t i = r * c.Hq * c.D; i < (r + 1) * c.Hq * c.D; ++i)
     if (!bf16_is_f16_exact(c.q[static_cast<std::size_t>(i)])) return false;
