@@ -34,7 +34,7 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// The same with f16 operands (the fp8 path's exact alternative: kF16Widen below).
+// The same with f16 operands (the fp8 K f16 path: Widen::kF16 below).
 __device__ __forceinline__ void mma_f16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
                                         std::uint32_t b1) {
   asm volatile(
@@ -92,6 +92,9 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
 #ifndef IXO_FP8_F16_MMA
 #define IXO_FP8_F16_MMA 1
 #endif
+// The K formats (and device passes) the f16 path is built for.
+template <int KC>
+constexpr bool kF16PathFor = IXO_GPU_CVT_FP8 != 0 && IXO_FP8_F16_MMA != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
 template <int KC>
 __device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
   std::uint32_t h2 = 0;
@@ -257,8 +260,7 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4],
 // exact in f16.
 template <int D, int KC>
 __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][4], bool use_lut) {
-  if constexpr (IXO_GPU_CVT_FP8 != 0 && IXO_FP8_F16_MMA != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2))
-    return !use_lut && q_fragments_to_f16<D>(qa);
+  if constexpr (kF16PathFor<KC>) return !use_lut && q_fragments_to_f16<D>(qa);
   (void)qa;
   (void)use_lut;
   return false;
@@ -447,8 +449,8 @@ __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC
                                                const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
                                                float (&v0)[8], float (&v1)[8]) {
   constexpr bool kIntWiden = IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
-  if constexpr (kIntWiden && IXO_FP8_F16_MMA != 0) {
-    if (mk.q_f16) {  // warp-uniform
+  if constexpr (kF16PathFor<KC>) {
+    if (mk.q_f16) {  // warp-uniform (tile_takes_f16_path)
       subtile_logits_with<D, KC, Widen::kF16>(kf, qa, mk, tig, v0, v1);
       return;
     }
