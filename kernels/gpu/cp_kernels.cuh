@@ -234,32 +234,44 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   state_reset(st0);
   state_reset(st1);
 
-  for (; cur.it < total; cur.next(nsub)) {
-    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) {
-      entry_issue<D, KC>(c, ahd, ents, nsub, total, lane, r2t_row, lane_token, issue);
-    });
+  // The main loop, once a widening path (as score_mma_tile's; IXO_FP8_F16_LOOP).
+  auto main_loop = [&](auto f16_tag) __attribute__((always_inline)) {
+    const bool f16_path = decltype(f16_tag)::value || (!IXO_FP8_F16_LOOP && q_f16);
+    for (; cur.it < total; cur.next(nsub)) {
+      ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane, [&](const Cursor& c) {
+        entry_issue<D, KC>(c, ahd, ents, nsub, total, lane, r2t_row, lane_token, issue);
+      });
 
-    int off0;
-    const std::int64_t t0 = tile_start(cur, &off0);
-    float v0[8], v1[8];
-    // Rows are masked with their own length; tokens past the tile's length Lg were not loaded.
-    subtile_logits<D, KC>(kfrag, qa,
-                          SubtileMask{t0, off0, p.block_size, p.mult, L0, L1, lut, false, kNativeMutantsOff, q_f16},
-                          tig, v0, v1);
-    state_add(st0, v0, lse, kNativeMutantsOff);
-    state_add(st1, v1, lse, kNativeMutantsOff);
+      int off0;
+      const std::int64_t t0 = tile_start(cur, &off0);
+      float v0[8], v1[8];
+      // Rows are masked with their own length; tokens past the tile's length Lg were not loaded.
+      subtile_logits<D, KC>(
+          kfrag, qa, SubtileMask{t0, off0, p.block_size, p.mult, L0, L1, lut, false, kNativeMutantsOff, f16_path}, tig,
+          v0, v1);
+      state_add(st0, v0, lse, kNativeMutantsOff);
+      state_add(st1, v1, lse, kNativeMutantsOff);
 
-    if (off0 + 32 >= p.block_size) {  // last sub-tile of the block: merge the 4 lanes of a row
-      merge_row_lanes(st0, st1, tig, lse, kNativeMutantsOff);
-      if (tig == 0) {
-        const std::int64_t l = cell_of(cur);
-        const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
-        write_cell(p, s, m0, l, b, state_score(st0, lse, kNativeMutantsOff));
-        write_cell(p, s, m1, l, b, state_score(st1, lse, kNativeMutantsOff));
+      if (off0 + 32 >= p.block_size) {  // last sub-tile of the block: merge the 4 lanes of a row
+        merge_row_lanes(st0, st1, tig, lse, kNativeMutantsOff);
+        if (tig == 0) {
+          const std::int64_t l = cell_of(cur);
+          const std::int64_t b = cc::scored_block(l, s.rank, p.world, p.LOCAL, p.mutant);
+          write_cell(p, s, m0, l, b, state_score(st0, lse, kNativeMutantsOff));
+          write_cell(p, s, m1, l, b, state_score(st1, lse, kNativeMutantsOff));
+        }
+        state_reset(st0);
+        state_reset(st1);
       }
-      state_reset(st0);
-      state_reset(st1);
     }
+  };
+  if constexpr (kF16PathFor<KC> && IXO_FP8_F16_LOOP) {
+    if (q_f16)
+      main_loop(std::true_type{});
+    else
+      main_loop(std::false_type{});
+  } else {
+    main_loop(std::false_type{});
   }
   cp_async_wait<0>();
 }

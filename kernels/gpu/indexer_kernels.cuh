@@ -221,39 +221,54 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   state_reset(st0);
   state_reset(st1);
 
-  for (; cur.it < total; cur.next(nsub)) {
-    ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane,
-                     [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
+  // The main loop, instantiated once a widening path: a tile's path is uniform (q_f16), so
+  // the f16 loop carries none of the other widenings' code (IXO_FP8_F16_LOOP=0: one loop that
+  // branches a sub-tile, session 15's form; the per-path loops measured per-row e4m3fn -4 / -5 %,
+  // packed level, docs/performance.md "Session 16").
+  auto main_loop = [&](auto f16_tag) __attribute__((always_inline)) {
+    const bool f16_path = decltype(f16_tag)::value || (!IXO_FP8_F16_LOOP && q_f16);
+    for (; cur.it < total; cur.next(nsub)) {
+      ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane,
+                       [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
 #pragma unroll
-    for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
-    r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
-    ahd.next(nsub);
+      for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
+      r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
+      ahd.next(nsub);
 
-    int off0, q;
-    const std::int64_t t0 = tile_start(cur, &off0, &q);
-    float v0[8], v1[8];
-    subtile_logits<D, KC>(kfrag, qa,
-                          SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
-                                      m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant, q_f16},
-                          tig, v0, v1);
-    state_add(st0, v0, lse, p.mutant);
-    state_add(st1, v1, lse, p.mutant);
+      int off0, q;
+      const std::int64_t t0 = tile_start(cur, &off0, &q);
+      float v0[8], v1[8];
+      subtile_logits<D, KC>(kfrag, qa,
+                            SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
+                                        m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant, f16_path},
+                            tig, v0, v1);
+      state_add(st0, v0, lse, p.mutant);
+      state_add(st1, v1, lse, p.mutant);
 
-    if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
-      merge_row_lanes(st0, st1, tig, lse, p.mutant);
-      if (tig == 0) {
-        if (q >= 0) {
-          part[q / nsub][q % nsub][grp] = st0.m;
-          part[q / nsub][q % nsub][grp + 8] = st1.m;
-        } else {
-          const std::int64_t b = whole_block(cur);  // q < 0
-          write_block(m0, b, state_score(st0, lse, p.mutant), p);
-          write_block(m1, b, state_score(st1, lse, p.mutant), p);
+      if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
+        merge_row_lanes(st0, st1, tig, lse, p.mutant);
+        if (tig == 0) {
+          if (q >= 0) {
+            part[q / nsub][q % nsub][grp] = st0.m;
+            part[q / nsub][q % nsub][grp + 8] = st1.m;
+          } else {
+            const std::int64_t b = whole_block(cur);  // q < 0
+            write_block(m0, b, state_score(st0, lse, p.mutant), p);
+            write_block(m1, b, state_score(st1, lse, p.mutant), p);
+          }
         }
+        state_reset(st0);
+        state_reset(st1);
       }
-      state_reset(st0);
-      state_reset(st1);
     }
+  };
+  if constexpr (kF16PathFor<KC> && IXO_FP8_F16_LOOP) {
+    if (q_f16)
+      main_loop(std::true_type{});
+    else
+      main_loop(std::false_type{});
+  } else {
+    main_loop(std::false_type{});
   }
   cp_async_wait<0>();
   if (split) {

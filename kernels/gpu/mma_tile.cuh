@@ -92,6 +92,12 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
 #ifndef IXO_FP8_F16_MMA
 #define IXO_FP8_F16_MMA 1
 #endif
+// IXO_FP8_F16_LOOP=1: the score kernels' main loops (native and CP) are instantiated per path
+// (the f16 loop without the bf16 widenings' code); 0: one loop choosing the path a sub-tile.
+// Same operations either way, so the same bits.
+#ifndef IXO_FP8_F16_LOOP
+#define IXO_FP8_F16_LOOP 1
+#endif
 // The K formats (and device passes) the f16 path is built for.
 template <int KC>
 constexpr bool kF16PathFor = IXO_GPU_CVT_FP8 != 0 && IXO_FP8_F16_MMA != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
