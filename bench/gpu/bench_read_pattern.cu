@@ -6,7 +6,9 @@
 //   method ldg:    16-byte loads into registers, the score kernel's piece layout (lane = token
 //                  grp of n-tile j, tig * 16 + l * 64 bytes of its row).
 //   method cpasync: the score kernel's copy ring (3 stages of cp.async.cg 16-byte pieces,
-//                  wait_group, LDS back) (kernels/gpu/mma_tile.cuh ring_issue / ring_step).
+//                  wait_group, LDS back) (kernels/gpu/mma_tile.cuh ring_issue / ring_step),
+//                  without the L2 prefetch-size hint (as before session 16) and with
+//                  .L2::128B (the kernel's now).
 //   method bulk:   TMA bulk copies (cp.async.bulk, one 256-byte row per lane) into a 3-stage
 //                  ring completed by an mbarrier per stage.
 //   ldg half (+ pf): half a sub-tile in registers at a time (+ prefetch.global.L2 of each
@@ -39,7 +41,7 @@ constexpr int kWarps = 4;                                 // a CTA
 constexpr int kCtas = 1024;                               // the packed plan's grid at 16 x 131072
 constexpr int kStages = 3;                                // the bf16 ring's depth
 constexpr int kRingBytes = kWarps * kStages * kSubBytes;  // 96 KB a CTA
-enum Method { kLdg = 0, kCpAsync = 1, kBulk = 2, kLdgHalf = 3, kLdgHalfPf = 4, kCpAsyncPf = 5 };
+enum Method { kLdg = 0, kCpAsync = 1, kBulk = 2, kLdgHalf = 3, kLdgHalfPf = 4, kCpAsyncPf = 5, kCpAsyncL2 = 6 };
 constexpr int kPfAhead = 3;  // sub-tiles ahead that the *Pf methods prefetch into L2
 enum Order { kChunk = 0, kSpread = 1 };
 
@@ -66,9 +68,15 @@ __device__ __forceinline__ std::size_t piece(int j, int l, int lane) {
   return static_cast<std::size_t>(j * 8 + (lane >> 2)) * kRowBytes + l * 64 + (lane & 3) * 16;
 }
 
+// kL2Hint: with the L2 prefetch-size hint .L2::128B (the score kernel's since session 16).
+template <bool kL2Hint = false>
 __device__ __forceinline__ void cp16(void* smem, const void* g) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(g) : "memory");
+  if constexpr (kL2Hint) {
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(sa), "l"(g) : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(g) : "memory");
+  }
 }
 // L2 prefetch of this lane's row (both 128-byte lines) of the sub-tile at `base`.
 __device__ __forceinline__ void prefetch_row(const std::uint8_t* base, int lane) {
@@ -142,7 +150,7 @@ __global__ void __launch_bounds__(kWarps * 32, 2) read_pattern(const std::uint8_
         for (int q = 0; q < 8; ++q) xor_in(acc, v[q]);
       }
     }
-  } else if constexpr (M == kCpAsync || M == kCpAsyncPf) {
+  } else if constexpr (M == kCpAsync || M == kCpAsyncPf || M == kCpAsyncL2) {
     auto issue = [&](int i) {
       if constexpr (M == kCpAsyncPf) {
         if (i + kPfAhead < subs) prefetch_row(k + sub_offset<O>(x, w, i + kPfAhead, subs), lane);
@@ -152,7 +160,7 @@ __global__ void __launch_bounds__(kWarps * 32, 2) read_pattern(const std::uint8_
 #pragma unroll
       for (int j = 0; j < 4; ++j)
 #pragma unroll
-        for (int l = 0; l < 4; ++l) cp16(st + (j * 4 + l) * 32 + lane, b + piece(j, l, lane));
+        for (int l = 0; l < 4; ++l) cp16<M == kCpAsyncL2>(st + (j * 4 + l) * 32 + lane, b + piece(j, l, lane));
     };
     for (int i = 0; i < kStages - 1; ++i) {
       if (i < subs) issue(i);
@@ -253,10 +261,12 @@ int main(int argc, char** argv) {
        })});
   rows.push_back({"ldg (registers)", "chunk", run_pattern<kLdg, kChunk>(k, subs, sink, reps, st)});
   rows.push_back({"ldg (registers)", "spread", run_pattern<kLdg, kSpread>(k, subs, sink, reps, st)});
-  rows.push_back(
-      {"cp.async ring (the score kernel's)", "chunk", run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st)});
-  rows.push_back(
-      {"cp.async ring (the score kernel's)", "spread", run_pattern<kCpAsync, kSpread>(k, subs, sink, reps, st)});
+  rows.push_back({"cp.async ring, no L2 hint (the score kernel's until session 16)", "chunk",
+                  run_pattern<kCpAsync, kChunk>(k, subs, sink, reps, st)});
+  rows.push_back({"cp.async ring, no L2 hint (the score kernel's until session 16)", "spread",
+                  run_pattern<kCpAsync, kSpread>(k, subs, sink, reps, st)});
+  rows.push_back({"cp.async ring, .L2::128B (the score kernel's)", "chunk",
+                  run_pattern<kCpAsyncL2, kChunk>(k, subs, sink, reps, st)});
   rows.push_back({"TMA bulk rows + mbarrier ring", "chunk", run_pattern<kBulk, kChunk>(k, subs, sink, reps, st)});
   rows.push_back({"TMA bulk rows + mbarrier ring", "spread", run_pattern<kBulk, kSpread>(k, subs, sink, reps, st)});
   rows.push_back(
