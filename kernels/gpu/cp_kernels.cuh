@@ -265,14 +265,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
       }
     }
   };
-  if constexpr (kF16PathFor<KC> && IXO_FP8_F16_LOOP) {
-    if (q_f16)
-      main_loop(std::true_type{});
-    else
-      main_loop(std::false_type{});
-  } else {
-    main_loop(std::false_type{});
-  }
+  run_per_widening_path<KC>(q_f16, main_loop);
   cp_async_wait<0>();
 }
 

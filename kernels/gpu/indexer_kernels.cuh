@@ -262,14 +262,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       }
     }
   };
-  if constexpr (kF16PathFor<KC> && IXO_FP8_F16_LOOP) {
-    if (q_f16)
-      main_loop(std::true_type{});
-    else
-      main_loop(std::false_type{});
-  } else {
-    main_loop(std::false_type{});
-  }
+  run_per_widening_path<KC>(q_f16, main_loop);
   cp_async_wait<0>();
   if (split) {
     __syncthreads();

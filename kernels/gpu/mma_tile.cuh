@@ -289,6 +289,19 @@ __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][
   return false;
 }
 
+// Runs the score kernels' main loop once a widening path (IXO_FP8_F16_LOOP): loop(true_type)
+// for a tile on the f16 path (q_f16, warp-uniform), loop(false_type) otherwise.
+template <int KC, class Loop>
+__device__ __forceinline__ void run_per_widening_path(bool q_f16, Loop&& loop) {
+  if constexpr (kF16PathFor<KC> && IXO_FP8_F16_LOOP) {
+    if (q_f16) {
+      loop(std::true_type{});
+      return;
+    }
+  }
+  loop(std::false_type{});
+}
+
 // The position in a warp's stream of sub-tiles (common::SubtileCursor), with the ring's
 // stage count.
 template <int D, int KC>
