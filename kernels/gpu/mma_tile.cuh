@@ -174,9 +174,10 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2_int(std::uint32_t w, un
 // with the L2 prefetch-size hint .L2::128B (IXO_CP_ASYNC_L2_PREFETCH 128, the default; 256:
 // .L2::256B; 0: no hint). A lane's 16-byte pieces are 64 bytes of a token row a warp
 // instruction (8 rows x 64 B), so without the hint each 128-byte line reached the L2 as two
-// 64-byte misses (the likely reason for the gain; not measured with ncu). H200, one lease (docs/performance.md "Session 16"): 128 took the packed
-// bf16 score kernel 160.8 -> 146.0 us (16 x 131072) and 1134.6 -> 1006.5 (32 x 524288), e4m3fn
-// -3 / -4 %, CP per-row bf16 -7 / -8 %; 256 was faster than none for packed but 8 % slower per-row.
+// 64-byte misses (the likely reason for the gain; not measured with ncu). H200, one lease
+// (docs/performance.md "Session 16"): 128 took the packed bf16 score kernel 160.8 -> 146.0 us
+// (16 x 131072) and 1134.6 -> 1006.5 (32 x 524288), e4m3fn -3 / -4 %, CP per-row bf16 -7 / -8 %;
+// 256 was faster than none for packed but 8 % slower per-row.
 #ifndef IXO_CP_ASYNC_L2_PREFETCH
 #define IXO_CP_ASYNC_L2_PREFETCH 128
 #endif
