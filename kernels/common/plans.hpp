@@ -74,32 +74,50 @@ IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, in
   return c < cap ? c : static_cast<int>(cap);
 }
 
-// The fp8 packed plan: one full wave of score CTAs (3 an SM: kFp8PackedWaveSlots = the H200's
-// 132 SMs x 3). Chosen when the fp8 kernel was bound by its widening; re-swept with the f16
-// path (session 15: 16 x 131072 e4m3fn packed 93.4 us at the plan's 24 chunks, 101.7 at 16,
-// 122.1 at 32, 112.5 at 64; 32 x 524288 580.8 at 12, 590.0 at 24, 640.6 at 64): still the best.
-// Session 14 (docs/performance.md, ring depth 2, before the f16 path): packed e4m3fn 16 x
-// 131072 114.1 / 114.5 us at one wave (24 chunks) against 133.2 / 134.9 at the 1024-program
-// plan (64); 32 x 524288 flat (one wave, 12 chunks: 750.0 / 746.1; the plan's
-// 32: 750.8 / 748.5). A GPU with another SM count gets a plan tuned for the H200 (the scores
-// never depend on the plan). bf16 keeps score_chunks: one wave there (16 chunks) measured
-// 175.1 / 174.7 against 170.1 / 170.8.
+// The packed plans: one full wave of score CTAs (packed_wave_chunks: wave_slots / programs
+// chunks, at least one block a warp), so every CTA starts once and the start chain of a CTA
+// (plan -> q -> req_to_token -> first K copies, ~7.7 us at 16 x 131072, session 17's CTA
+// timeline) is paid once, not once a wave. The slots are the H200's 132 SMs x the kernel's
+// CTAs an SM; a GPU with another SM count gets a plan tuned for the H200 (the scores never
+// depend on the plan).
+// fp8: kFp8PackedWaveSlots = 132 x 3. Chosen when the fp8 kernel was bound by its widening;
+// re-swept with the f16 path (session 15: 16 x 131072 e4m3fn packed 93.4 us at the plan's 24
+// chunks, 101.7 at 16, 122.1 at 32, 112.5 at 64; 32 x 524288 580.8 at 12, 590.0 at 24, 640.6
+// at 64) and session 17 (89.0 at 24, 98.4 at 16, 110.6 at 33): still the best.
 // kFp8CtasPerSm: the fp8 score kernel's __launch_bounds__ minimum. IXO_FP8_CTAS_PER_SM=4 (in
 // both the CUDA and the C++ flags: the twin shares the plan) measured slower with the f16 path
 // (session 15, one lease, A B A B: packed e4m3fn 16 x 131072 93.1 / 93.6 -> 103.2 / 102.8 us,
 // 32 x 524288 578.3 / 578.2 -> 684.2 / 687.5; 128 registers with small spills).
+// bf16: kBf16PackedWaveSlots = 132 x 2 (IXO_BF16_PACKED_WAVE=0: score_chunks, the 1024-program
+// plan). Session 17's sweep with the .L2::128B copies (one lease): packed bf16 16 x 131072
+// score 144.7 / 143.9 us at the old plan's 64 chunks (3.88 waves), 134.0 / 134.1 at 16 (one
+// wave), 134.9 at 33 (2 waves), 136.7 at 12, 138.0 at 32, 141.3 at 48, 150.3 at 8; 32 x 524288
+// flat (984.2 at 32, 982.8 at 8, 981.4 at 33); session 14 (no hint) had one wave 3 % slower.
 #ifndef IXO_FP8_CTAS_PER_SM
 #define IXO_FP8_CTAS_PER_SM 3
 #endif
+#ifndef IXO_BF16_PACKED_WAVE
+#define IXO_BF16_PACKED_WAVE 1
+#endif
 constexpr int kFp8CtasPerSm = IXO_FP8_CTAS_PER_SM;
+constexpr int kBf16CtasPerSm = 2;  // the bf16 score kernel's __launch_bounds__ minimum
 constexpr std::int64_t kFp8PackedWaveSlots = 132 * kFp8CtasPerSm;
-IXO_HD int fp8_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
+constexpr std::int64_t kBf16PackedWaveSlots = 132 * kBf16CtasPerSm;
+IXO_HD int packed_wave_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, std::int64_t wave_slots,
+                              int forced = 0) {
   if (forced > 0) return forced;
   const std::int64_t programs = batch * hk > 0 ? batch * hk : 1;
-  std::int64_t c = kFp8PackedWaveSlots / programs;
+  std::int64_t c = wave_slots / programs;
   if (c > NB / kMinChunkBlocks) c = NB / kMinChunkBlocks;  // at least one block a warp
   if (c < 1) c = 1;
   return static_cast<int>(c);
+}
+IXO_HD int fp8_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
+  return packed_wave_chunks(batch, hk, NB, kFp8PackedWaveSlots, forced);
+}
+IXO_HD int bf16_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, int forced = 0) {
+  return IXO_BF16_PACKED_WAVE ? packed_wave_chunks(batch, hk, NB, kBf16PackedWaveSlots, forced)
+                              : score_chunks(batch, hk, NB, forced);
 }
 
 // The (row-axis program, KV chunk) of score CTA x of a grid of batch * chunks. Per-row plan
@@ -137,15 +155,17 @@ struct NativePlan {
   int gqa = 1;             // q heads per K head
   std::int64_t hk = 1;     // programs along the K-head axis (grid y)
   std::int64_t batch = 0;  // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
-  int chunks = 1;          // KV chunks per row-axis program (score_chunks; fp8 packed: fp8_packed_chunks)
+  int chunks = 1;          // KV chunks per row-axis program (score_chunks; packed: one wave)
   IXO_HD std::int64_t grid_x() const { return batch * chunks; }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };
-// The chunk count of a native grid of batch x hk programs packing `pack` rows: fp8 K on the
-// packed plan one full wave (fp8_packed_chunks), else score_chunks.
+// The chunk count of a native grid of batch x hk programs packing `pack` rows: the packed plan
+// one full wave of its kernel's CTAs (fp8_packed_chunks, bf16_packed_chunks), per-row
+// score_chunks.
 IXO_HD int native_chunks(const IndexConfig& k, int pack, std::int64_t batch, std::int64_t hk, int forced = 0) {
   const bool fp8_k = k.k_code == kE4m3fn || k.k_code == kE4m3fnuz || k.k_code == kE5m2;
-  return pack > 1 && fp8_k ? fp8_packed_chunks(batch, hk, k.NB, forced) : score_chunks(batch, hk, k.NB, forced);
+  if (pack == 1) return score_chunks(batch, hk, k.NB, forced);
+  return fp8_k ? fp8_packed_chunks(batch, hk, k.NB, forced) : bf16_packed_chunks(batch, hk, k.NB, forced);
 }
 // `packed`: the packed backend's plan (with its per-row fallback when the pack does not fit one
 // tile); forced_chunks > 0 forces the chunk count. Graph-constant values only (shapes, config).

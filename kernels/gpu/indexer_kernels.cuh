@@ -85,6 +85,38 @@ constexpr int kSplitMaxRem = cm::kScoreWarps - 1;  // remainder blocks of a CTA 
 constexpr int kSplitMaxSub = cm::kSplitMaxSub;     // sub-tiles per block (block size <= 256) for the split
 constexpr int kSlotAhead = cm::kSlotAhead;         // req_to_token entries loaded this many sub-tiles ahead
 
+// The start chain (session 17's CTA timeline: ~7.7 us from a CTA's start to its first K
+// sub-tile at 16 x 131072, with the whole GPU's CTAs starting together) is a row of dependent
+// round trips: the rows' slot ids and lengths (the plan), then the q rows (loaded after the
+// plan's branches), then req_to_token, then K. IXO_START_PREFETCH: the CTA's threads prefetch
+// the slot ids, lengths and q rows of its tile into L1 first thing (prefetch.global.L1, a
+// hint: same loads, same values), so the plan and the q loads hit L1; IXO_START_BATCHED_ENTRIES:
+// the first req_to_token entries in one batch (score_mma_tile).
+#ifndef IXO_START_PREFETCH
+#define IXO_START_PREFETCH 1
+#endif
+#ifndef IXO_START_BATCHED_ENTRIES
+#define IXO_START_BATCHED_ENTRIES 1
+#endif
+__device__ __forceinline__ void prefetch_l1(const void* ptr) { asm volatile("prefetch.global.L1 [%0];" ::"l"(ptr)); }
+// Rows [first, first + rows) of K head kvh: their slot ids and lengths, and the q heads
+// [kvh * gqa, kvh * gqa + gqa) of each row (contiguous, gqa * D bf16), every 128-byte line.
+template <int D>
+__device__ __forceinline__ void prefetch_tile_inputs(const ScoreParams& p, std::int64_t first, int rows, int kvh) {
+  constexpr int kLine = 128;
+  const int t = threadIdx.x;
+  if (t < rows) prefetch_l1(p.lens + first + t);
+  if (t >= rows && t < 2 * rows) prefetch_l1(p.slot + first + (t - rows));
+  const std::int64_t bytes = static_cast<std::int64_t>(p.gqa) * D * 2;
+  const int lines = static_cast<int>((bytes + kLine - 1) / kLine) + 1;  // + 1: a row need not start a line
+  for (int i = t; i < rows * lines; i += blockDim.x) {
+    const int d = i / lines, j = i % lines;
+    const char* base =
+        reinterpret_cast<const char*>(p.q + ((first + d) * p.Hq + static_cast<std::int64_t>(kvh) * p.gqa) * D);
+    prefetch_l1(base + (j * kLine < bytes ? j * kLine : bytes - 1));
+  }
+}
+
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
 // K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
 // table row sid). lut: the fp8 decode table.
@@ -208,14 +240,34 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   Cursor cur, iss, ahd;
   cur.seek(0, nsub);
   iss = cur;
-  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
-  ahd = iss;
   Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
+#if IXO_START_BATCHED_ENTRIES
+  // The entries of the ring's first kNS - 1 sub-tiles and of the kSlotAhead after them, all
+  // loaded before the first copy is issued: one req_to_token round trip at the start (the
+  // copies' memory clobber kept each entry load behind the previous sub-tile's copy: three
+  // dependent round trips before the first K arrived; session 17's CTA timeline).
+  Entry first_entries[kNS - 1];
+  ahd = iss;
+#pragma unroll
+  for (int i = 0; i < kNS - 1; ++i) {
+    first_entries[i] = load_r2t(ahd);
+    ahd.next(nsub);
+  }
 #pragma unroll
   for (int i = 0; i < kSlotAhead; ++i) {
     r2t_ahead[i] = load_r2t(ahd);
     ahd.next(nsub);
   }
+  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(first_entries[c.it])); });
+#else
+  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
+  ahd = iss;
+#pragma unroll
+  for (int i = 0; i < kSlotAhead; ++i) {
+    r2t_ahead[i] = load_r2t(ahd);
+    ahd.next(nsub);
+  }
+#endif
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
@@ -297,22 +349,26 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 // row of x, scored one after the other by this CTA. The packed tile's plan (group_plan) is
 // computed before the decision, so the slot id and length loads are in flight together.
 template <int D, int KC, bool kPacked>
-__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : cm::kFp8CtasPerSm)
+__global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16CtasPerSm : cm::kFp8CtasPerSm)
     score_mma_kernel(ScoreParams p) {
+  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch.
+  const cm::ProgramChunk pc = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);  // batch R when per-row
+  const int c = pc.chunk;
+  const int kvh = blockIdx.y;
+  const cm::ProgramRows pr =
+      kPacked ? cm::program_rows_of(pc.program, p.whole, p.pack) : cm::ProgramRows{pc.program, 1};
+#if IXO_START_PREFETCH
+  prefetch_tile_inputs<D>(p, pr.first, pr.rows, kvh);
+#endif
   __shared__ std::uint16_t lut[256];
   if constexpr (KC != cm::kBf16) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }
-  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch.
-  const cm::ProgramChunk pc = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);  // batch R when per-row
-  const int c = pc.chunk;
-  const int kvh = blockIdx.y;
   if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
     const std::int64_t r = pc.program;
     score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), c, kvh, lut);
   } else {
-    const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
       score_mma_tile<D, KC>(p, pr.first, p.pack, g, c, kvh, lut);

@@ -118,7 +118,8 @@ TEST(CpuTwin, PackedPlanAndFallback) {
     const auto p = ixo::cpu::plan_for(c, true, def);
     EXPECT_EQ(p.pack, 4);
     EXPECT_EQ(p.batch, c.R / 4);
-    EXPECT_EQ(p.chunks, ixo::common::score_chunks(c.R / 4, c.Hk, c.NB()));  // the GPU's chunk plan
+    EXPECT_EQ(c.cfg.k_dtype, ixo::KDtype::bf16);
+    EXPECT_EQ(p.chunks, ixo::common::bf16_packed_chunks(c.R / 4, c.Hk, c.NB()));  // the GPU's chunk plan
     const auto r = ixo::cpu::plan_for(c, false, def);
     EXPECT_EQ(r.pack, 1);
     EXPECT_EQ(r.batch, c.R);
@@ -134,11 +135,13 @@ TEST(CpuTwin, PackedPlanAndFallback) {
     big.width = 4096 * big.cfg.block_size;  // NB 4096: the chunk cap (NB / 16 = 256) is not reached
     const auto p = ixo::cpu::plan_for(big, true, def);
     EXPECT_EQ(p.pack, 4);
-    EXPECT_EQ(p.chunks, 16);  // 1024 / (32 groups * 2 heads)
-    EXPECT_EQ(p.programs(), 32 * 16 * 2);
+    EXPECT_EQ(p.chunks, 4);  // one wave: 264 / (32 groups * 2 heads)
+    EXPECT_EQ(p.programs(), 32 * 4 * 2);
     EXPECT_EQ(ixo::cpu::plan_for(big, false, def).chunks, 4);  // 1024 / (128 rows * 2 heads)
-    big.width = 51 * big.cfg.block_size;  // NB 51: 64 programs fill 256 with 4 chunks (51 / 16 = 3), as the GPU grid
+    big.width = 51 * big.cfg.block_size;  // NB 51: 264 / 64 programs = 4 chunks (cap 51 / 4 = 12), as the GPU grid
     EXPECT_EQ(ixo::cpu::plan_for(big, true, def).chunks, 4);
+    big.width = 8 * big.cfg.block_size;  // NB 8: capped at one block a warp, 8 / 4 = 2 chunks
+    EXPECT_EQ(ixo::cpu::plan_for(big, true, def).chunks, 2);
   }
   EXPECT_EQ(ixo::cpu::plan_for(named("gqa_8_1_p4").make(), true, def).pack, 1);  // 32 tile rows
   EXPECT_EQ(ixo::cpu::plan_for(named("gqa_4_1_p5").make(), true, def).pack, 1);  // 20 tile rows

@@ -317,6 +317,14 @@ std::vector<NamedCase> build() {
     s.permute_tokens = false;
     add("threshold_chunks2_batch" + std::to_string(rows), s);
   }
+  // The packed plans' one wave (common::packed_wave_chunks): groups around 264 / 2 (bf16, 2 -> 1
+  // chunks) and 396 / 2 (fp8).
+  for (int groups : {132, 133, 198, 199}) {
+    GenSpec s = GenSpec{}.rows(groups, 2).heads(1, 1, 32).lengths({16 * 33}).blocks(16, 4, 0, 1).pack(2);
+    s.permute_tokens = false;
+    if (groups > 133) s.cfg.k_dtype = KDtype::e4m3fn;
+    add("threshold_packed_wave_groups" + std::to_string(groups), s);
+  }
   for (int nb : {7, 8, 9}) {
     GenSpec s = GenSpec{}.rows(1, 1).heads(2, 1, 32).lengths({16 * nb - 1}).blocks(16, 4, 0, 1);
     s.extra_width = 0;  // NB = nb
