@@ -93,10 +93,10 @@ constexpr int kSlotAhead = cm::kSlotAhead;         // req_to_token entries loade
 // hint: same loads, same values), so the plan and the q loads hit L1; IXO_START_BATCHED_ENTRIES:
 // the first req_to_token entries in one batch (score_mma_tile).
 #ifndef IXO_START_PREFETCH
-#define IXO_START_PREFETCH 1
+#define IXO_START_PREFETCH 0  // not yet measured on the H200 (no device at session 17's end)
 #endif
 #ifndef IXO_START_BATCHED_ENTRIES
-#define IXO_START_BATCHED_ENTRIES 1
+#define IXO_START_BATCHED_ENTRIES 0  // not yet measured on the H200 (no device at session 17's end)
 #endif
 __device__ __forceinline__ void prefetch_l1(const void* ptr) { asm volatile("prefetch.global.L1 [%0];" ::"l"(ptr)); }
 // Rows [first, first + rows) of K head kvh: their slot ids and lengths, and the q heads
@@ -351,24 +351,28 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 template <int D, int KC, bool kPacked>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16CtasPerSm : cm::kFp8CtasPerSm)
     score_mma_kernel(ScoreParams p) {
-  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch.
-  const cm::ProgramChunk pc = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);  // batch R when per-row
-  const int c = pc.chunk;
-  const int kvh = blockIdx.y;
-  const cm::ProgramRows pr =
-      kPacked ? cm::program_rows_of(pc.program, p.whole, p.pack) : cm::ProgramRows{pc.program, 1};
 #if IXO_START_PREFETCH
-  prefetch_tile_inputs<D>(p, pr.first, pr.rows, kvh);
+  {  // the program's rows, as below (the compiler shares the arithmetic)
+    const cm::ProgramChunk pc0 = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
+    const cm::ProgramRows pr0 =
+        kPacked ? cm::program_rows_of(pc0.program, p.whole, p.pack) : cm::ProgramRows{pc0.program, 1};
+    prefetch_tile_inputs<D>(p, pr0.first, pr0.rows, blockIdx.y);
+  }
 #endif
   __shared__ std::uint16_t lut[256];
   if constexpr (KC != cm::kBf16) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }
+  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch.
+  const cm::ProgramChunk pc = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);  // batch R when per-row
+  const int c = pc.chunk;
+  const int kvh = blockIdx.y;
   if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
     const std::int64_t r = pc.program;
     score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), c, kvh, lut);
   } else {
+    const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
       score_mma_tile<D, KC>(p, pr.first, p.pack, g, c, kvh, lut);

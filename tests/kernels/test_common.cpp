@@ -439,12 +439,17 @@ TEST(KernelsCommon, ChunkTopkAndRowPlans) {
   EXPECT_EQ(cm::fp8_packed_chunks(2, 1, 3), 1);       // fewer blocks than a warp each: one chunk
   EXPECT_EQ(cm::fp8_packed_chunks(500, 1, 100000), 1);
   EXPECT_EQ(cm::fp8_packed_chunks(16, 1, 1024, 7), 7);  // forced
-  // bf16 K on the packed plan: one wave of kBf16PackedWaveSlots = 264 CTAs (132 SMs x 2).
-  EXPECT_EQ(cm::bf16_packed_chunks(16, 1, 1024), 16);  // packed 16 x 131072: 264 / 16 = 16.5
-  EXPECT_EQ(cm::bf16_packed_chunks(32, 1, 4096), 8);   // packed 32 x 524288: 264 / 32 = 8.25
-  EXPECT_EQ(cm::bf16_packed_chunks(4, 4, 297), 16);    // 16 programs of 38K tokens
-  EXPECT_EQ(cm::bf16_packed_chunks(2, 1, 32), 8);      // 2 groups of 4K tokens: 32 / 4 blocks
-  EXPECT_EQ(cm::bf16_packed_chunks(300, 1, 100000), 1);
+  // bf16 K on the packed plan (IXO_BF16_PACKED_WAVE=1): one wave of kBf16PackedWaveSlots = 264
+  // CTAs (132 SMs x 2); else score_chunks.
+  const std::int64_t w = cm::kBf16PackedWaveSlots;
+  EXPECT_EQ(w, 264);
+  EXPECT_EQ(cm::packed_wave_chunks(16, 1, 1024, w), 16);  // packed 16 x 131072: 264 / 16 = 16.5
+  EXPECT_EQ(cm::packed_wave_chunks(32, 1, 4096, w), 8);   // packed 32 x 524288: 264 / 32 = 8.25
+  EXPECT_EQ(cm::packed_wave_chunks(4, 4, 297, w), 16);    // 16 programs of 38K tokens
+  EXPECT_EQ(cm::packed_wave_chunks(2, 1, 32, w), 8);      // 2 groups of 4K tokens: 32 / 4 blocks
+  EXPECT_EQ(cm::packed_wave_chunks(300, 1, 100000, w), 1);
+  EXPECT_EQ(cm::bf16_packed_chunks(16, 1, 1024), IXO_BF16_PACKED_WAVE ? 16 : 64);
+  EXPECT_EQ(cm::bf16_packed_chunks(4, 4, 297), IXO_BF16_PACKED_WAVE ? 16 : 18);
   EXPECT_EQ(cm::bf16_packed_chunks(16, 1, 1024, 7), 7);  // forced
   {
     cm::IndexConfig k;  // 16 requests x 4 draft rows of 131072 tokens, bs 128, P 4
@@ -458,7 +463,7 @@ TEST(KernelsCommon, ChunkTopkAndRowPlans) {
       EXPECT_EQ(cm::native_plan(k, true, 5).chunks, 5) << code;
     }
     k.k_code = cm::kBf16;
-    EXPECT_EQ(cm::native_plan(k, true).chunks, 16);   // bf16 packed: one wave, 264 / 16
+    EXPECT_EQ(cm::native_plan(k, true).chunks, IXO_BF16_PACKED_WAVE ? 16 : 64);  // one wave, or score_chunks
     EXPECT_EQ(cm::native_plan(k, false).chunks, 16);  // bf16 per-row: score_chunks(64, 1, 1024)
     k.k_code = cm::kE4m3fn;
     k.packed_queries = 5;                                                 // 5 x 1 tile rows still pack

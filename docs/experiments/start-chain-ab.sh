@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Session 17's prepared A/B for the next lease (not run: no device was lent after call 1):
+# the packed bf16 one-wave plan and the score kernel's start-chain changes, all off by default.
+#   O = the defaults; W = -DIXO_BF16_PACKED_WAVE=1; N = W + -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1;
+#   P = W + prefetch only; B = W + batched entries only.
+# Step bench O W N P B twice, latency suite O N W O N, CTA timelines of N and O (cta-timeline.patch),
+# then N's GPU tests (test_kernels_cpu's testbed judges N's CUDA backends; test_gpu; test_gpu_graph).
+#   bash docs/experiments/start-chain-ab.sh      (device tool, carry .deps; writes $OUT)
+# Flip a knob's default only where its rows win here and N's tests pass (docs/NOTES.md, session 17).
+cd "$(dirname "$0")/../.."
+R="${OUT:?}"; s=$R/summary.log; t0=$SECONDS; note() { echo "== $* ($((SECONDS - t0)) s)" | tee -a $s; }
+deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+conf() {  # SRC BUILD FLAGS NAME TARGETS
+  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
+    -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
+    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$3" "-DCMAKE_CXX_FLAGS=$3" > /tmp/conf-$4.log 2>&1 &&
+    cmake --build "$2" -j3 --target $5 > /tmp/build-$4.log 2>&1
+  echo "build $4 rc=$?" >> $s
+}
+rm -rf /tmp/lsrc; mkdir -p /tmp/lsrc; tar --exclude=./.deps --exclude="./build*" -cf - . | tar -x -C /tmp/lsrc
+(cd /tmp/lsrc && patch -p1 < "$OLDPWD/docs/experiments/cta-timeline.patch") > /tmp/patch.log 2>&1; echo "patch rc=$?" >> $s
+W="-DIXO_BF16_PACKED_WAVE=1"; ON="$W -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1"
+T="bench_gpu_index_step bench_gpu_latency"
+conf . /tmp/O "" O "$T" & conf . /tmp/W "$W" W "$T" & conf . /tmp/N "$ON" N "$T test_kernels_cpu test_gpu test_gpu_graph" &
+conf . /tmp/P "$W -DIXO_START_PREFETCH=1" P bench_gpu_index_step & conf . /tmp/B "$W -DIXO_START_BATCHED_ENTRIES=1" B bench_gpu_index_step &
+conf /tmp/lsrc /tmp/LN "-DIXO_CTA_TIMELINE $ON" LN bench_gpu_index_step & conf /tmp/lsrc /tmp/LO "-DIXO_CTA_TIMELINE" LO bench_gpu_index_step &
+wait; note builds
+for v in LN LO; do mkdir -p /tmp/$v-out; (cd /tmp/$v-out && /tmp/$v/bench/gpu/bench_gpu_index_step --reps 3 > log 2>&1; echo "tl $v rc=$?" >> $s)
+  /usr/bin/env python3 docs/experiments/cta_timeline_summary.py /tmp/$v-out/cta-timeline-*.csv > $R/tl-$v.txt 2>&1; done
+note timelines
+for r in O W N P B O2 W2 N2 P2 B2; do d=/tmp/${r:0:1}
+  $d/bench/gpu/bench_gpu_index_step --reps 50 --out /tmp/st-$r.md > /tmp/st-$r.log 2>&1
+  note "step $r rc=$?"; grep -E '^\| (16|32) req' /tmp/st-$r.md | cut -d'|' -f2-8 >> $s; grep WARN /tmp/st-$r.log >> $s; done
+for r in O N W O2 N2; do d=/tmp/${r:0:1}
+  $d/bench/gpu/bench_gpu_latency --reps 50 --out /tmp/lat-$r.md > /tmp/lat-$r.log 2>&1; note "latency $r rc=$?"; done
+tar -czf $R/tables.tgz -C /tmp $(cd /tmp && ls st-*.md lat-*.md 2>/dev/null)
+/tmp/N/tests/kernels/test_kernels_cpu --gtest_brief=1 > $R/N-kernels.log 2>&1; note "N test_kernels_cpu rc=$?"
+/tmp/N/tests/gpu/test_gpu --gtest_brief=1 > $R/N-gpu.log 2>&1; note "N test_gpu rc=$?"
+/tmp/N/tests/gpu/test_gpu_graph --gtest_brief=1 > $R/N-graph.log 2>&1; note "N test_gpu_graph rc=$?"
