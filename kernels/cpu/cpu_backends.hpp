@@ -12,10 +12,10 @@ namespace ixo {
 // "cpu-rows": one program per (row, chunk, K head); chunks = common::score_chunks(R, Hk, NB).
 std::unique_ptr<Backend> make_cpu_rows_backend();
 // "cpu-packed": one program per (whole group of packed_queries rows or trailing row, chunk,
-// K head); chunks = common::native_chunks (score_chunks(R/P + R%P, Hk, NB); fp8 K: one wave of
-// CTAs). A whole group packs when its rows share one slot id, else (and a trailing row) runs
-// per row in its program
-// (common::program_tiles). The per-row plan when P == 1 or P*gqa > 16.
+// K head); chunks = common::native_chunks (score_chunks(R/P + R%P, Hk, NB); fp8 K, and bf16 K
+// with IXO_BF16_PACKED_WAVE=1: one wave of CTAs). A whole group packs when its rows share one
+// slot id, else (and a trailing row) runs per row in its program (common::program_tiles). The
+// per-row plan when P == 1 or P*gqa > 16.
 std::unique_ptr<Backend> make_cpu_packed_backend();
 // "cpu-msa" (msa_twin.cpp): a kernel under the msa-decode contract: the per-row scorer in
 // natural units on every row, MSA's score buffer (history columns only) and its 16-bit
