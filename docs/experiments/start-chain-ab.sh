@@ -3,7 +3,7 @@
 # the packed bf16 one-wave plan and the score kernel's start-chain changes, all off by default.
 #   O = the defaults; W = -DIXO_BF16_PACKED_WAVE=1; N = W + -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1;
 #   P = W + prefetch only; B = W + batched entries only.
-# Step bench O W N P B twice, latency suite O N W O N, CTA timelines of N and O (cta-timeline.patch),
+# Step bench O W N P B twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O N W O N, CTA timelines of N and O (cta-timeline.patch),
 # then N's GPU tests (test_kernels_cpu's testbed judges N's CUDA backends; test_gpu; test_gpu_graph).
 #   bash docs/experiments/start-chain-ab.sh      (device tool, carry .deps; writes $OUT)
 # Flip a knob's default only where its rows win here and N's tests pass (docs/NOTES.md, session 17).
@@ -33,6 +33,9 @@ note timelines
 for r in O W N P B O2 W2 N2 P2 B2; do d=/tmp/${r:0:1}
   $d/bench/gpu/bench_gpu_index_step --reps 50 --out /tmp/st-$r.md > /tmp/st-$r.log 2>&1
   note "step $r rc=$?"; grep -E '^\| (16|32) req' /tmp/st-$r.md | cut -d'|' -f2-8 >> $s; grep WARN /tmp/st-$r.log >> $s; done
+for c in 4 8 12; do  # the per-row plan (forced counts apply to every grid; read the per-row column)
+  /tmp/O/bench/gpu/bench_gpu_index_step --reps 50 --chunks $c --out /tmp/st-O-c$c.md > /dev/null 2>&1
+  note "step O --chunks $c rc=$?"; grep -E '^\| (16|32) req' /tmp/st-O-c$c.md | cut -d'|' -f2-4 >> $s; done
 for r in O N W O2 N2; do d=/tmp/${r:0:1}
   [[ $((SECONDS - t0)) -gt 420 ]] && { note "time guard: latency stopped before $r"; break; }
   $d/bench/gpu/bench_gpu_latency --reps 50 --out /tmp/lat-$r.md > /tmp/lat-$r.log 2>&1; note "latency $r rc=$?"; done
