@@ -3,7 +3,8 @@
 # the packed bf16 one-wave plan and the score kernel's start-chain changes, all off by default.
 #   O = the defaults; W = -DIXO_BF16_PACKED_WAVE=1; N = W + -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1;
 #   P = W + prefetch only; B = W + batched entries only.
-# Step bench O W N P B twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O N W O N, CTA timelines of N and O (cta-timeline.patch),
+# Step bench O W N P B twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O N W O N,
+# CTA timelines of N and O (cta-timeline.patch),
 # then N's GPU tests (test_kernels_cpu's testbed judges N's CUDA backends; test_gpu; test_gpu_graph).
 #   bash docs/experiments/start-chain-ab.sh      (device tool, carry .deps; writes $OUT)
 # Flip a knob's default only where its rows win here and N's tests pass (docs/NOTES.md, session 17).
