@@ -240,7 +240,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   Cursor cur, iss, ahd;
   cur.seek(0, nsub);
   iss = cur;
-  Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
 #if IXO_START_BATCHED_ENTRIES
   // The entries of the ring's first kNS - 1 sub-tiles and of the kSlotAhead after them, all
   // loaded before the first copy is issued: one req_to_token round trip at the start (the
@@ -253,20 +252,18 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     first_entries[i] = load_r2t(ahd);
     ahd.next(nsub);
   }
-#pragma unroll
-  for (int i = 0; i < kSlotAhead; ++i) {
-    r2t_ahead[i] = load_r2t(ahd);
-    ahd.next(nsub);
-  }
-  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(first_entries[c.it])); });
 #else
   ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
   ahd = iss;
+#endif
+  Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
 #pragma unroll
   for (int i = 0; i < kSlotAhead; ++i) {
     r2t_ahead[i] = load_r2t(ahd);
     ahd.next(nsub);
   }
+#if IXO_START_BATCHED_ENTRIES
+  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(first_entries[c.it])); });
 #endif
   uint4 kfrag[4][kNL];
   BlockState st0, st1;

@@ -50,6 +50,28 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
   return d;
 }
 
+// The two halves of an f16x2 (low half first) as floats (exact).
+__device__ __forceinline__ void f16x2_to_floats(std::uint32_t h2, float& lo, float& hi) {
+  asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }" : "=f"(lo), "=f"(hi) : "r"(h2));
+}
+// Two fp8 codes (low byte = first element) -> f16x2 (low half = first element): one
+// cvt.rn.f16x2.e4m3x2 / e5m2x2 (exact: every e4m3fn / e5m2 code is an f16). The f16 path's
+// widening, and the first half of fp8x2_to_bf16x2's hardware conversion.
+template <int KC>
+__device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
+  std::uint32_t h2 = 0;
+#if IXO_GPU_CVT_FP8
+  const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
+  if constexpr (KC == cm::kE4m3fn) {
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
+  } else if constexpr (KC == cm::kE5m2) {
+    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
+  }
+#else
+  (void)two;
+#endif
+  return h2;
+}
 // Two fp8 codes (low byte = first element) -> bf16x2 (low half = first element).
 // use_lut: take the table even where the hardware converts (the table holds a mutant's decode).
 template <int KC>
@@ -58,17 +80,8 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
 #if IXO_GPU_CVT_FP8
   if constexpr (KC == cm::kE4m3fn || KC == cm::kE5m2) {
     if (!use_lut) {
-      std::uint32_t h2;
-      const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
-      if constexpr (KC == cm::kE4m3fn) {
-        asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
-      } else {
-        asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
-      }
       float lo, hi;
-      asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
-          : "=f"(lo), "=f"(hi)
-          : "r"(h2));
+      f16x2_to_floats(fp8x2_to_f16x2<KC>(two), lo, hi);
       return pack_bf16x2(lo, hi);
     }
   }
@@ -101,28 +114,13 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
 // The K formats (and device passes) the f16 path is built for.
 template <int KC>
 constexpr bool kF16PathFor = IXO_GPU_CVT_FP8 != 0 && IXO_FP8_F16_MMA != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
-template <int KC>
-__device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
-  std::uint32_t h2 = 0;
-#if IXO_GPU_CVT_FP8
-  const unsigned short in = static_cast<unsigned short>(two & 0xFFFFu);
-  if constexpr (KC == cm::kE4m3fn) {
-    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(in));
-  } else if constexpr (KC == cm::kE5m2) {
-    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h2) : "h"(in));
-  }
-#else
-  (void)two;
-#endif
-  return h2;
-}
 // bf16x2 -> f16x2 (round to nearest); `exact` is cleared unless both halves convert exactly.
 __device__ __forceinline__ std::uint32_t bf16x2_to_f16x2(std::uint32_t v, bool& exact) {
   const float lo = __uint_as_float(v << 16), hi = __uint_as_float(v & 0xFFFF0000u);
   std::uint32_t h;
   asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(hi), "f"(lo));
   float blo, bhi;
-  asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }" : "=f"(blo), "=f"(bhi) : "r"(h));
+  f16x2_to_floats(h, blo, bhi);
   // NaN and Inf keep the bf16 path (Inf converts exactly, but the MMA check covers finite q only).
   exact = exact && blo == lo && bhi == hi && fabsf(lo) <= 65504.0f && fabsf(hi) <= 65504.0f;
   return h;
