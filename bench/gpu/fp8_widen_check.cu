@@ -1,7 +1,7 @@
 // Exhaustive check of the score kernel's integer fp8 -> bf16 widening (indexer_kernels.cuh,
 // fp8x2_to_bf16x2_int) against the cvt path it replaces, for every pair of e4m3fn and e5m2
 // codes without a NaN / Inf code, and of fp8x4_special (the per-sub-tile NaN / Inf test)
-// for every code; then the f16 path of the same kernel (mma_tile.cuh, IXO_FP8_F16_MMA): its q
+// for every code; then the f16 path of the same kernel (mma_convert.cuh, IXO_FP8_F16_MMA): its q
 // exactness test on every bf16 against the formats' definition (derived here on the host), and
 // its MMA chain (f16 q x cvt-widened K) against the bf16 path's (bf16 q x bf16-widened K) on
 // random operands exact in both: every output bit the same. Prints one line per check; exit

@@ -1,4 +1,4 @@
-// The fp8 score path's two widenings side by side (kernels/gpu/mma_tile.cuh, IXO_FP8_F16_MMA):
+// The fp8 score path's two widenings side by side (kernels/gpu/mma_convert.cuh, IXO_FP8_F16_MMA):
 // a tile whose q is exact in f16 multiplies f16 q by the hardware's fp8 -> f16 conversion, a
 // tile with any q element outside f16 keeps bf16 q and the bf16 widening. The decision is per
 // tile, so the per-row launch (a tile a row) and the packed one (a tile a request's rows) take
