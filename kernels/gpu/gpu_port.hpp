@@ -48,16 +48,3 @@ using gpuStream_t = cudaStream_t;
 #else
 #define IXO_GPU_CVT_FP8 0
 #endif
-// Programmatic dependent launch (sm_90+): a kernel launched with the programmatic stream
-// serialization attribute may start while the kernel before it runs (once every CTA of that
-// one has called IXO_GRID_DEPENDENTS_LAUNCH or exited); it must IXO_GRID_DEPENDENCY_WAIT
-// (which returns once that kernel has finished and its writes are visible) before reading
-// anything it writes. Both are no-ops elsewhere (HIP, host pass, older targets), and the
-// wait returns at once in a kernel launched without the attribute.
-#if defined(IXO_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define IXO_GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
-#define IXO_GRID_DEPENDENTS_LAUNCH() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
-#else
-#define IXO_GRID_DEPENDENCY_WAIT() ((void)0)
-#define IXO_GRID_DEPENDENTS_LAUNCH() ((void)0)
-#endif

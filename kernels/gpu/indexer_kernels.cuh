@@ -21,15 +21,6 @@ namespace cm = ixo::common;
 constexpr int kTopkThreads = 256;
 constexpr int kTopkSmemKeys = 8192;  // rows with nb <= this keep their keys in shared memory
 
-// IXO_TOPK_PDL=1: the step's top-k kernel is a programmatic dependent launch of the score
-// kernel (launch_topk, CUDA): every score CTA lets it launch first thing, so its CTAs take the
-// SMs the score kernel's tail frees, read their rows' plan and write the tail ids, and wait
-// (IXO_GRID_DEPENDENCY_WAIT) only before the first score load: its launch and start overlap the
-// score kernel instead of following it.
-#ifndef IXO_TOPK_PDL
-#define IXO_TOPK_PDL 0  // not yet measured on the H200 (session 18 had no device)
-#endif
-
 // The step's common::IndexConfig (the launch's IndexArgs, copied whole) and the plan.
 struct ScoreParams : cm::IndexConfig {
   const std::uint16_t* q;
@@ -365,9 +356,6 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     prefetch_tile_inputs<D>(p, pr0.first, pr0.rows, blockIdx.y);
   }
 #endif
-#if IXO_TOPK_PDL
-  IXO_GRID_DEPENDENTS_LAUNCH();  // once every CTA has started, the top-k kernel may (it waits for the scores)
-#endif
   __shared__ std::uint16_t lut[256];
   if constexpr (KC != cm::kBf16) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
@@ -438,9 +426,6 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
 // Score program of the portable path: the tiles of row-axis index x, as score_mma_kernel.
 template <int KC>
 __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
-#if IXO_TOPK_PDL
-  IXO_GRID_DEPENDENTS_LAUNCH();
-#endif
   const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
   const int c = pc.chunk;
   const int kvh = blockIdx.y;
@@ -479,9 +464,6 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const int kept = t.kept;
   for (int i = tid + kept; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
   if (kept <= 0) return;
-#if IXO_TOPK_PDL
-  IXO_GRID_DEPENDENCY_WAIT();  // the score kernel has finished: its scores are visible
-#endif
   const float* sc = p.scores + hr * p.NB;
   const bool in_smem = n <= kTopkSmemKeys;
   if (in_smem)

@@ -119,25 +119,8 @@ int launch_topk(const IndexArgs& a, void* stream) {
   p.lens = a.seq_lens;
   p.out = a.topk_idx;
   p.mutant = a.mutant;
-  const dim3 grid(static_cast<unsigned>(a.Hq * a.R));
-  const auto s = static_cast<gpuStream_t>(stream);
-#if defined(IXO_GPU_CUDA) && IXO_TOPK_PDL
-  // A programmatic dependent launch of the kernel before it on the stream (the step's score
-  // kernel; indexer_kernels.cuh IXO_TOPK_PDL). Captured into a graph as a programmatic edge.
-  cudaLaunchAttribute pdl{};
-  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  pdl.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(detail::kTopkThreads);
-  cfg.stream = s;
-  cfg.attrs = &pdl;
-  cfg.numAttrs = 1;
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, detail::topk_kernel<detail::kTopkThreads>, p);
-  if (e != cudaSuccess) return static_cast<int>(e);
-#else
-  detail::topk_kernel<detail::kTopkThreads><<<grid, detail::kTopkThreads, 0, s>>>(p);
-#endif
+  detail::topk_kernel<detail::kTopkThreads>
+      <<<static_cast<unsigned>(a.Hq * a.R), detail::kTopkThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
   return static_cast<int>(gpuGetLastError());
 }
 
