@@ -92,21 +92,22 @@ TEST_F(Dir, Fp8QWithUint16NpyIsAnError) {
   expect_error("q", "q_dtype e4m3fn");
 }
 
-TEST_F(Dir, Bf16QWithUint8NpyIsAnError) {
+// An fp8-q case (q.npy of uint8 codes) whose case.json then names q_dtype `q_dtype` instead.
+void save_fp8q_case_relabelled(const Dir& d, const char* q_dtype) {
   const ixo::Case c = ixo::generate(new_dtype_spec(KDtype::e4m3fn, KDtype::bf16), 5);
-  ixo::save_case(c, dir);
+  ixo::save_case(c, d.dir);
   std::string j = ixo::config_to_json(c.cfg);
-  j.replace(j.find("\"e4m3fn\""), 8, "\"bf16\"");
-  std::ofstream(path("case.json")) << j;
+  j.replace(j.find("\"e4m3fn\""), 8, std::string("\"") + q_dtype + "\"");
+  std::ofstream(d.path("case.json")) << j;
+}
+
+TEST_F(Dir, Bf16QWithUint8NpyIsAnError) {
+  save_fp8q_case_relabelled(*this, "bf16");
   expect_error("q", "'|u1'");
 }
 
 TEST_F(Dir, UnknownQDtype) {
-  const ixo::Case c = ixo::generate(new_dtype_spec(KDtype::e4m3fn, KDtype::bf16), 5);
-  ixo::save_case(c, dir);
-  std::string j = ixo::config_to_json(c.cfg);
-  j.replace(j.find("\"e4m3fn\""), 8, "\"e5m2\"");
-  std::ofstream(path("case.json")) << j;
+  save_fp8q_case_relabelled(*this, "e5m2");
   expect_error("q_dtype", "'e5m2'");
 }
 
