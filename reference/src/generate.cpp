@@ -4,8 +4,9 @@
 // than the rows per request, trailing padding and inactive rows that do not fill a group,
 // inactive rows inside requests), shared K (paged cases whose physical pages are shared by
 // every table row; prefix sharing of token slots); the value families (gaussian, tie-free
-// exact, near-tie, ladder, plateau, fp8 specials) are in generate_values.cpp. Every knob at its default draws nothing from the generator, so the cases of
-// older specs (fixtures, regressions) stay bit for bit the same.
+// exact, near-tie, ladder, plateau, fp8 specials) are in generate_values.cpp. Every knob at
+// its default draws nothing from the generator, so the cases of older specs (fixtures,
+// regressions) stay bit for bit the same.
 #include "ixo/generate.hpp"
 
 #include "fast_draws.hpp"

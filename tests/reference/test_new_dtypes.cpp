@@ -1,6 +1,7 @@
 // Issue 25 item 3: fp8 (e4m3fn) q and NVFP4 K in the decoders and the oracle (the case
-// format, the generators and the contract: test_new_dtype_files.cpp). Every expected value is worked out by hand in the comments
-// from the format definitions (docs/semantics.md "fp8 q" and "NVFP4 K"), not from the code.
+// format, the generators and the contract: test_new_dtype_files.cpp). Every expected value
+// is worked out by hand in the comments from the format definitions (docs/semantics.md "fp8
+// q" and "NVFP4 K"), not from the code.
 //
 // Each dimension was seen to fail on an injected bug (temporarily, one at a time, reverted):
 //   - q decoded as bf16 bits whatever q_dtype says (dtype.cpp q_to_float): Fp8QDecode.CodesAreE4m3fn,
