@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Session 17's prepared A/B for the next lease (not run: no device was lent after call 1):
-# the packed bf16 one-wave plan and the score kernel's start-chain changes, all off by default.
+# Sessions 17-18's prepared A/B for the next lease (not run: no device was lent since session 17's
+# call 1): the packed bf16 one-wave plan, the score kernel's start-chain changes and the balanced
+# packed plan, all off by default.
 #   O = the defaults; W = -DIXO_BF16_PACKED_WAVE=1; N = W + -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1;
-#   P = W + prefetch only; B = W + batched entries only.
-# Step bench O W N P B twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O N W O N,
+#   P = W + prefetch only; B = W + batched entries only; S = N + -DIXO_PACKED_BALANCED=1 (every knob).
+# Step bench O W N P B S twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O S N W O S N,
 # CTA timelines of N and O (cta-timeline.patch),
-# then N's GPU tests (test_kernels_cpu's testbed judges N's CUDA backends; test_gpu; test_gpu_graph).
+# then S's GPU tests (test_kernels_cpu's testbed judges S's CUDA backends; test_gpu; test_gpu_graph),
+# and N's when one of S's fails (the balanced plan or the rest?).
 #   bash docs/experiments/start-chain-ab.sh      (device tool, carry .deps; writes $OUT)
 # Flip a knob's default only where its rows win here and N's tests pass (docs/NOTES.md, session 17).
 cd "$(dirname "$0")/../.."
@@ -26,23 +28,28 @@ W="-DIXO_BF16_PACKED_WAVE=1"; ON="$W -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_
 T="bench_gpu_index_step bench_gpu_latency"
 conf . /tmp/O "" O "$T" & conf . /tmp/W "$W" W "$T" & conf . /tmp/N "$ON" N "$T" &
 conf . /tmp/P "$W -DIXO_START_PREFETCH=1" P bench_gpu_index_step & conf . /tmp/B "$W -DIXO_START_BATCHED_ENTRIES=1" B bench_gpu_index_step &
+conf . /tmp/S "$ON -DIXO_PACKED_BALANCED=1" S "$T" &
 conf /tmp/lsrc /tmp/LN "-DIXO_CTA_TIMELINE $ON" LN bench_gpu_index_step & conf /tmp/lsrc /tmp/LO "-DIXO_CTA_TIMELINE" LO bench_gpu_index_step &
 wait; note builds
 for v in LN LO; do mkdir -p /tmp/$v-out; (cd /tmp/$v-out && /tmp/$v/bench/gpu/bench_gpu_index_step --reps 3 > log 2>&1; echo "tl $v rc=$?" >> $s)
   /usr/bin/env python3 docs/experiments/cta_timeline_summary.py /tmp/$v-out/cta-timeline-*.csv > $R/tl-$v.txt 2>&1; done
 note timelines
-for r in O W N P B O2 W2 N2 P2 B2; do d=/tmp/${r:0:1}
+for r in O W N P B S O2 W2 N2 P2 B2 S2; do d=/tmp/${r:0:1}
   $d/bench/gpu/bench_gpu_index_step --reps 50 --out /tmp/st-$r.md > /tmp/st-$r.log 2>&1
   note "step $r rc=$?"; grep -E '^\| (16|32) req' /tmp/st-$r.md | cut -d'|' -f2-8 >> $s; grep WARN /tmp/st-$r.log >> $s; done
 for c in 4 8 12; do  # the per-row plan (forced counts apply to every grid; read the per-row column)
   /tmp/O/bench/gpu/bench_gpu_index_step --reps 50 --chunks $c --out /tmp/st-O-c$c.md > /dev/null 2>&1
   note "step O --chunks $c rc=$?"; grep -E '^\| (16|32) req' /tmp/st-O-c$c.md | cut -d'|' -f2-4 >> $s; done
-for r in O N W O2 N2; do d=/tmp/${r:0:1}
+for r in O S N W O2 S2 N2; do d=/tmp/${r:0:1}
   [[ $((SECONDS - t0)) -gt 420 ]] && { note "time guard: latency stopped before $r"; break; }
   $d/bench/gpu/bench_gpu_latency --reps 50 --out /tmp/lat-$r.md > /tmp/lat-$r.log 2>&1; note "latency $r rc=$?"; done
 tar -czf $R/tables.tgz -C /tmp $(cd /tmp && ls st-*.md lat-*.md 2>/dev/null)
-# N's tests last (the benches' numbers come back even if this outlasts the call: rerun it alone then)
-cmake --build /tmp/N -j16 --target test_kernels_cpu test_gpu test_gpu_graph > /tmp/build-Ntests.log 2>&1; note "N tests build rc=$?"
-/tmp/N/tests/kernels/test_kernels_cpu --gtest_brief=1 > $R/N-kernels.log 2>&1; note "N test_kernels_cpu rc=$?"
-/tmp/N/tests/gpu/test_gpu --gtest_brief=1 > $R/N-gpu.log 2>&1; note "N test_gpu rc=$?"
-/tmp/N/tests/gpu/test_gpu_graph --gtest_brief=1 > $R/N-graph.log 2>&1; note "N test_gpu_graph rc=$?"
+# The tests last (the benches' numbers come back even if this outlasts the call: rerun it alone then)
+tests() {  # VARIANT: its test_kernels_cpu (the testbed on its CUDA backends), test_gpu, test_gpu_graph
+  cmake --build /tmp/$1 -j16 --target test_kernels_cpu test_gpu test_gpu_graph > /tmp/build-$1tests.log 2>&1
+  note "$1 tests build rc=$?"; local bad=0 t rc
+  for t in kernels/test_kernels_cpu gpu/test_gpu gpu/test_gpu_graph; do
+    /tmp/$1/tests/$t --gtest_brief=1 > $R/$1-${t##*/}.log 2>&1; rc=$?; note "$1 ${t##*/} rc=$rc"; bad=$((bad | rc)); done
+  return $bad
+}
+tests S || tests N

@@ -5,7 +5,9 @@
 // rows share one slot id is one tile of pack * gqa rows (draft row i / gqa, head
 // kvh * gqa + i % gqa) that loads every K token of the group's blocks once; any other group
 // (and a trailing row) is scored row after row, one-row tiles, in the same program
-// (common::program_tiles). Every formula comes from kernels/common.
+// (common::program_tiles). With the balanced packed plan (IXO_PACKED_BALANCED) a program is
+// a CTA of span_ctas covering one or two row-axis programs' spans (common::cta_spans).
+// Every formula comes from kernels/common.
 //
 // Determinism: each score cell is written by exactly one program (the program owning its
 // row, head and block), each top-k row by exactly one iteration, and every value is
@@ -64,9 +66,9 @@ cm::RowInputs row_inputs(const Case& c, int topk) {
 }
 cm::RowInputs row_inputs(const Case& c) { return row_inputs(c, c.cfg.topk); }
 
-// One tile of a program: rows [first, first + pack) of K head kvh, blocks of KV chunk
-// `chunk` of the tile's own length.
-void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh, Scratch& w) {
+// One tile of a program: rows [first, first + pack) of K head kvh, the blocks `work` gives of
+// the tile's own length (a KV chunk, or a balanced plan's span).
+void run_tile(const Launch& a, std::int64_t first, int pack, const cm::TileWork& work, int kvh, Scratch& w) {
   const Case& c = *a.c;
   const Plan& p = a.plan;
   const int D = static_cast<int>(c.D);
@@ -75,7 +77,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
   const cm::GroupPlan g = cm::group_plan(in, first, pack, a.mutant);
   if (g.Lg <= 0 || g.sid < 0) return;  // no row of the tile writes: reads no K
   std::int64_t b0 = 0, b1 = 0;
-  cm::chunk_blocks(g.nbg, p.chunks, chunk, &b0, &b1, a.mutant);
+  cm::tile_work_blocks(work, g.nbg, &b0, &b1, a.mutant);
   if (b0 >= b1) return;  // empty chunk
 
   // Tile rows.
@@ -143,10 +145,17 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const Plan& p = a.plan;
   const int kvh = static_cast<int>(program % p.hk);
   const std::int64_t gc = program / p.hk;
-  const int chunk = static_cast<int>(gc % p.chunks);
-  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), gc / p.chunks, c.R, p.pack, a.mutant);
-  for (int t = 0; t < pt.count; ++t)
-    run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
+  auto run = [&](std::int64_t x, const cm::TileWork& work) {
+    const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack, a.mutant);
+    for (int t = 0; t < pt.count; ++t)
+      run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, work, kvh, w);
+  };
+  if (p.span_ctas > 0) {  // the balanced packed plan: CTA gc covers one or two programs' spans
+    const cm::CtaSpans cs = cm::cta_spans(gc, p.batch, p.span_ctas);
+    for (int i = 0; i < cs.count; ++i) run(cs.span[i].program, cm::TileWork{0, 1, cs.span[i], p.span_ctas});
+    return;
+  }
+  run(gc / p.chunks, cm::TileWork{static_cast<int>(gc % p.chunks), p.chunks, cm::ProgramSpan{}, 0});
 }
 
 // Top-k of one (head, row): one program per pair, as the GPU's one CTA per pair.

@@ -33,7 +33,21 @@ struct ScoreParams : cm::IndexConfig {
   int pack, gqa, chunks;
   float mult;
   int mutant;
+#if IXO_PACKED_BALANCED
+  std::int64_t span_ctas;  // > 0: the balanced packed plan (common::cta_spans), grid x = span_ctas
+#endif
 };
+
+// The blocks [*b0, *b1) a tile of nb blocks scores: KV chunk c of the chunk plan, or a
+// balanced plan's work (common::TileWork; IXO_PACKED_BALANCED).
+__device__ __forceinline__ void work_blocks(const ScoreParams& p, int c, std::int64_t nb, std::int64_t* b0,
+                                            std::int64_t* b1) {
+  cm::chunk_blocks(nb, p.chunks, c, b0, b1, p.mutant);
+}
+__device__ __forceinline__ void work_blocks(const ScoreParams& p, const cm::TileWork& w, std::int64_t nb,
+                                            std::int64_t* b0, std::int64_t* b1) {
+  cm::tile_work_blocks(w, nb, b0, b1, p.mutant);
+}
 
 struct TopkParams : cm::IndexConfig {
   const float* scores;
@@ -120,9 +134,10 @@ __device__ __forceinline__ void prefetch_tile_inputs(const ScoreParams& p, std::
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
 // K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
 // table row sid). lut: the fp8 decode table.
-template <int D, int KC>
+template <int D, int KC, class Work>
 __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack,
-                                               const cm::GroupPlan& g, int c, int kvh, const std::uint16_t* lut) {
+                                               const cm::GroupPlan& g, const Work& work, int kvh,
+                                               const std::uint16_t* lut) {
   constexpr bool kFp8 = KC != cm::kBf16;
   constexpr int kEsz = kFp8 ? 1 : 2;
   constexpr int kNL = D * kEsz / 64;  // 16-byte loads per token-thread
@@ -137,7 +152,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int64_t Lg = g.Lg, sid = g.sid;
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
+  work_blocks(p, work, cm::num_blocks(Lg, p.block_size), &b0, &b1);
   if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
   const RowMeta m0 = tile_row_meta(p, first, pack, kvh, grp, g);
@@ -329,12 +344,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 // The rows [first, first + rows) of a packed-plan program one after the other, each a tile
 // of one row (a group that does not pack, or a trailing row): out of line, so the packed
 // path's code stays as it was.
-template <int D, int KC>
-__device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, int c, int kvh,
+template <int D, int KC, class Work>
+__device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, Work work, int kvh,
                                             const std::uint16_t* lut) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile's split partials have been read
-    score_mma_tile<D, KC>(p, first + t, 1, group_plan(p, first + t, 1), c, kvh, lut);
+    score_mma_tile<D, KC>(p, first + t, 1, group_plan(p, first + t, 1), work, kvh, lut);
   }
 }
 
@@ -369,6 +384,24 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     const std::int64_t r = pc.program;
     score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), c, kvh, lut);
   } else {
+#if IXO_PACKED_BALANCED
+    // The chunk plan's one program, or the balanced plan's spans of one or two programs, one
+    // after the other (CTA-uniform); one call site of each tile function, so one inlined copy.
+    const std::int64_t batch = p.whole + (p.R - p.whole * p.pack);
+    const int spans = p.span_ctas > 0 ? cm::cta_span_count(blockIdx.x, batch, p.span_ctas) : 1;
+    for (int i = 0; i < spans; ++i) {
+      if (i > 0) __syncthreads();  // the previous span's split partials have been read
+      const cm::ProgramSpan s =
+          p.span_ctas > 0 ? cm::cta_span(blockIdx.x, batch, p.span_ctas, i) : cm::ProgramSpan{pc.program, 0, 0, false};
+      const cm::TileWork w{c, p.chunks, s, p.span_ctas};
+      const cm::ProgramRows pr = cm::program_rows_of(s.program, p.whole, p.pack);
+      const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
+      if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack))
+        score_mma_tile<D, KC>(p, pr.first, p.pack, g, w, kvh, lut);
+      else
+        score_mma_rows<D, KC>(p, pr.first, pr.rows, w, kvh, lut);
+    }
+#else
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
@@ -376,6 +409,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
       return;
     }
     score_mma_rows<D, KC>(p, pr.first, pr.rows, c, kvh, lut);
+#endif
   }
 }
 #endif  // IXO_GPU_CUDA
@@ -383,14 +417,15 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
 // ---------------------------------------------------------------- portable scalar path
 // HIP (and any target without the tensor-core path): scalar_tile.cuh's block loop.
 // One tile (rows [first, first + pack), K head kvh, KV chunk c), as score_mma_tile.
-template <int KC>
-__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t first, int pack, int c, int kvh) {
+template <int KC, class Work>
+__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t first, int pack, const Work& work,
+                                                  int kvh) {
   __shared__ ScalarSmem sm;
   const int tid = threadIdx.x;
   const cm::GroupPlan g = group_plan(p, first, pack);
   if (g.Lg <= 0 || g.sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(g.Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
+  work_blocks(p, work, cm::num_blocks(g.Lg, p.block_size), &b0, &b1);
   if (b0 >= b1) return;
   const int used = pack * p.gqa;
   const int D = static_cast<int>(p.D);
@@ -429,11 +464,27 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
   const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
   const int c = pc.chunk;
   const int kvh = blockIdx.y;
+#if IXO_PACKED_BALANCED
+  // As score_mma_kernel: the chunk plan's program, or the balanced plan's one or two spans.
+  const std::int64_t batch = p.pack > 1 ? p.whole + (p.R - p.whole * p.pack) : p.R;
+  const int spans = p.span_ctas > 0 ? cm::cta_span_count(blockIdx.x, batch, p.span_ctas) : 1;
+  for (int i = 0; i < spans; ++i) {
+    const cm::ProgramSpan s =
+        p.span_ctas > 0 ? cm::cta_span(blockIdx.x, batch, p.span_ctas, i) : cm::ProgramSpan{pc.program, 0, 0, false};
+    const cm::TileWork w{c, p.chunks, s, p.span_ctas};
+    const cm::ProgramTiles pt = cm::program_tiles(p.slot, s.program, p.R, p.pack);
+    for (int t = 0; t < pt.count; ++t) {
+      if (i > 0 || t > 0) __syncthreads();  // the previous tile's shared memory is no longer read
+      score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, w, kvh);
+    }
+  }
+#else
   const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
     score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);
   }
+#endif
 }
 
 // ---------------------------------------------------------------- top-k

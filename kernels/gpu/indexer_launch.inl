@@ -24,6 +24,9 @@ detail::ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan)
   p.chunks = plan.chunks;
   p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
+#if IXO_PACKED_BALANCED
+  p.span_ctas = plan.span_ctas;
+#endif
   return p;
 }
 
