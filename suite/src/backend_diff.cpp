@@ -57,6 +57,10 @@ std::string plan_place(const Case& c, const BackendTraits& traits, int forced_ch
   const std::string rows = at.tile_pack > 1
                                ? fmt::format("rows {}..{} packed", at.tile_first, at.tile_first + at.tile_pack - 1)
                                : fmt::format("row {}", at.tile_first);
+  if (p.span_ctas > 0)  // the balanced packed plan (IXO_PACKED_BALANCED): a CTA's span, not a KV chunk
+    return fmt::format("CTA x {} of {} (program {}: {}, tile row {}), span {} of the CTA = blocks [{}, {}), K head {}",
+                       at.cta_x, p.grid_x(), at.program, rows, at.tile_row, at.chunk, at.chunk_b0, at.chunk_b1,
+                       at.kv_head);
   return fmt::format("CTA x {} of {} (program {}: {}, tile row {}), KV chunk {} of {} = blocks [{}, {}), K head {}",
                      at.cta_x, p.grid_x(), at.program, rows, at.tile_row, at.chunk, p.chunks, at.chunk_b0, at.chunk_b1,
                      at.kv_head);
