@@ -354,7 +354,11 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     score_mma_kernel(ScoreParams p) {
 #if IXO_START_PREFETCH
   {  // the program's rows, as below (the compiler shares the arithmetic)
-    const cm::ProgramChunk pc0 = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
+    cm::ProgramChunk pc0 = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
+#if IXO_PACKED_BALANCED
+    if (kPacked && p.span_ctas > 0)  // the balanced plan: the CTA's first span's program
+      pc0.program = cm::cta_span(blockIdx.x, p.whole + (p.R - p.whole * p.pack), p.span_ctas, 0).program;
+#endif
     const cm::ProgramRows pr0 =
         kPacked ? cm::program_rows_of(pc0.program, p.whole, p.pack) : cm::ProgramRows{pc0.program, 1};
     prefetch_tile_inputs<D>(p, pr0.first, pr0.rows, blockIdx.y);
