@@ -245,18 +245,20 @@ struct NativePlan {
   IXO_HD std::int64_t grid_x() const { return span_ctas > 0 ? span_ctas : batch * chunks; }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };
+// Whether a K format code is one of the fp8 formats (their kernels' plans are fp8's).
+IXO_HD bool fp8_k_code(int k_code) { return k_code == kE4m3fn || k_code == kE4m3fnuz || k_code == kE5m2; }
 // The chunk count of a native grid of batch x hk programs packing `pack` rows: the packed plan
 // one full wave of its kernel's CTAs (fp8_packed_chunks, bf16_packed_chunks), per-row
 // score_chunks.
 IXO_HD int native_chunks(const IndexConfig& k, int pack, std::int64_t batch, std::int64_t hk, int forced = 0) {
-  const bool fp8_k = k.k_code == kE4m3fn || k.k_code == kE4m3fnuz || k.k_code == kE5m2;
+  const bool fp8_k = fp8_k_code(k.k_code);
   if (pack == 1) return score_chunks(batch, hk, k.NB, forced);
   return fp8_k ? fp8_packed_chunks(batch, hk, k.NB, forced) : bf16_packed_chunks(batch, hk, k.NB, forced);
 }
 // The balanced plan's CTAs a K head for a packed grid (0: the chunk plan): every slot of the
 // one-wave plans (fp8 always, bf16 with IXO_BF16_PACKED_WAVE).
 IXO_HD std::int64_t packed_balanced_ctas(const IndexConfig& k, std::int64_t batch, std::int64_t hk) {
-  const bool fp8_k = k.k_code == kE4m3fn || k.k_code == kE4m3fnuz || k.k_code == kE5m2;
+  const bool fp8_k = fp8_k_code(k.k_code);
   if (!fp8_k && !IXO_BF16_PACKED_WAVE) return 0;
   return balanced_ctas(batch, hk, k.NB, fp8_k ? kFp8PackedWaveSlots : kBf16PackedWaveSlots);
 }
