@@ -1,6 +1,7 @@
-// Single-source CUDA/HIP kernels of the indexer: score (per-row and packed are the same
-// kernel; per-row is a pack of 1); the top-k and fill kernels are in topk_kernel.cuh. Included by indexer_cuda.cu
-// (nvcc) and indexer_hip.hip (hipcc). Every shared formula comes from indexer_common.hpp.
+// Single-source CUDA/HIP score kernels of the indexer (per-row and packed are the same
+// kernel; per-row is a pack of 1; the top-k and fill kernels: topk_kernel.cuh). Included by
+// indexer_cuda.cu (nvcc) and indexer_hip.hip (hipcc). Every shared formula comes from
+// indexer_common.hpp / plans.hpp.
 // Design notes: docs/gpu-kernels.md.
 #pragma once
 #include <cstdint>
@@ -121,8 +122,9 @@ __device__ __forceinline__ void prefetch_tile_inputs(const ScoreParams& p, std::
 }
 
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
-// K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
-// table row sid). lut: the fp8 decode table.
+// K head kvh, the blocks `work` gives of the tile's plan g (common::group_plan: length Lg,
+// table row sid): KV chunk `work` (an int), or a balanced plan's span (common::TileWork).
+// lut: the fp8 decode table.
 template <int D, int KC, class Work>
 __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack,
                                                const cm::GroupPlan& g, const Work& work, int kvh,
@@ -349,6 +351,8 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 // slot ids read here, on the device; the grid never depends on them), else one tile per
 // row of x, scored one after the other by this CTA. The packed tile's plan (group_plan) is
 // computed before the decision, so the slot id and length loads are in flight together.
+// The balanced packed plan (IXO_PACKED_BALANCED, p.span_ctas > 0): CTA x scores the spans of
+// one or two row-axis programs (common::cta_span), each as above, one after the other.
 template <int D, int KC, bool kPacked>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16CtasPerSm : cm::kFp8CtasPerSm)
     score_mma_kernel(ScoreParams p) {
