@@ -70,7 +70,7 @@ for area in "${AREAS[@]}"; do
       run_area python --files python/indexer_oracle/{_case,_contract,_kernels,_verdict,__init__,__main__}.py \
         --max "$MAX_PY" --pytest $PY_PYTEST ;;
     reference)
-      run_area reference --files reference/src/{case,case_io,contract,contract_json,generate,generate_selector,oracle_fast,oracle_naive,transform,observed_arrays,spec_json,presets,fast_draws}.cpp \
+      run_area reference --files reference/src/{case,case_io,contract,contract_json,generate,generate_values,generate_selector,oracle_fast,oracle_naive,transform,observed_arrays,spec_json,presets,fast_draws}.cpp \
         --max "$MAX_CPP" --tests $REF_TESTS ;;
     *) echo "unknown area $area (external suite python reference)"; exit 2 ;;
   esac
