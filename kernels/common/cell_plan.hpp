@@ -46,11 +46,11 @@ inline CellPlace locate_cell(const RowInputs& in, std::int64_t R, const NativePl
       const GroupPlan g = group_plan(in, first, pt.pack);
       if (p.span_ctas > 0) {  // the balanced packed plan: the CTA whose span of program x holds b
         for (std::int64_t cx = 0; cx < p.span_ctas; ++cx) {
-          const CtaSpans cs = cta_spans(cx, p.batch, p.span_ctas);
-          for (int i = 0; i < cs.count; ++i) {
+          for (int i = 0; i < cta_parts(cx, p.batch, p.span_ctas); ++i) {
+            const CtaPart part = cta_part(cx, p.batch, p.chunks, p.span_ctas, i);
             std::int64_t b0 = 0, b1 = 0;
-            span_blocks(cs.span[i], g.nbg, p.span_ctas, &b0, &b1);
-            if (cs.span[i].program == x && b >= b0 && b < b1) {
+            tile_work_blocks(part.work, g.nbg, &b0, &b1);
+            if (part.program == x && b >= b0 && b < b1) {
               c.cta_x = cx;
               c.chunk = i;  // the CTA's first or second span
               c.chunk_b0 = b0;

@@ -143,12 +143,8 @@ struct ProgramSpan {
   std::int64_t program, u0, u1;
   bool crossed;
 };
-struct CtaSpans {
-  ProgramSpan span[2];
-  int count;
-};
 // The spans of CTA x of a balanced grid of G CTAs over P programs, P <= G: how many (1 or 2),
-// and span i (the kernels compute one at a time: no array indexed at run time).
+// and span i (one at a time: the kernels index no array at run time).
 IXO_HD int cta_span_count(std::int64_t x, std::int64_t P, std::int64_t G) {
   const std::int64_t a = x * P, b = a + P;  // CTA x's units; program a / G holds its first
   return (a / G + 1) * G < b && a / G + 1 < P ? 2 : 1;
@@ -158,12 +154,6 @@ IXO_HD ProgramSpan cta_span(std::int64_t x, std::int64_t P, std::int64_t G, int 
   const std::int64_t g = a / G + i;
   const std::int64_t lo = a > g * G ? a : g * G, hi = b < (g + 1) * G ? b : (g + 1) * G;
   return ProgramSpan{g, lo - g * G, hi - g * G, (g * G) % P != 0};
-}
-IXO_HD CtaSpans cta_spans(std::int64_t x, std::int64_t P, std::int64_t G) {
-  CtaSpans r{};
-  r.count = cta_span_count(x, P, G);
-  for (int i = 0; i < r.count; ++i) r.span[i] = cta_span(x, P, G, i);
-  return r;
 }
 // The first block at or after unit u of a tile of nb blocks in a program of G units, d dead.
 IXO_HD std::int64_t span_first_block(std::int64_t u, std::int64_t nb, std::int64_t G, std::int64_t d) {
@@ -204,6 +194,24 @@ IXO_HD void tile_work_blocks(const TileWork& w, std::int64_t nb, std::int64_t* b
   else
     chunk_blocks(nb, w.chunks, w.chunk, b0, b1, mutant);
 }
+// What CTA x of a grid over `batch` row-axis programs scores, as the CPU twin, gpu::plan and the
+// packed score kernels enumerate it: cta_parts parts, part i one program and the blocks of its
+// tiles: the chunk plan's (program x / chunks, KV chunk x % chunks), or the balanced plan's
+// (span_ctas > 0) one or two spans (cta_span).
+struct CtaPart {
+  std::int64_t program;
+  TileWork work;
+};
+IXO_HD int cta_parts(std::int64_t x, std::int64_t batch, std::int64_t span_ctas) {
+  return span_ctas > 0 ? cta_span_count(x, batch, span_ctas) : 1;
+}
+IXO_HD CtaPart cta_part(std::int64_t x, std::int64_t batch, int chunks, std::int64_t span_ctas, int i) {
+  if (span_ctas > 0) {
+    const ProgramSpan s = cta_span(x, batch, span_ctas, i);
+    return CtaPart{s.program, TileWork{0, 1, s, span_ctas}};
+  }
+  return CtaPart{x / chunks, TileWork{static_cast<int>(x % chunks), chunks, ProgramSpan{}, 0}};
+}
 
 // The (row-axis program, KV chunk) of score CTA x of a grid of batch * chunks. Per-row plan
 // (pack 1): chunk-major, so the draft rows of one request (neighbouring rows reading the same
@@ -241,7 +249,7 @@ struct NativePlan {
   std::int64_t hk = 1;         // programs along the K-head axis (grid y)
   std::int64_t batch = 0;      // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
   int chunks = 1;              // KV chunks per row-axis program (score_chunks; packed: one wave)
-  std::int64_t span_ctas = 0;  // > 0: the balanced packed plan's CTAs a K head (cta_spans), chunks unused
+  std::int64_t span_ctas = 0;  // > 0: the balanced packed plan's CTAs a K head (cta_part), chunks unused
   IXO_HD std::int64_t grid_x() const { return span_ctas > 0 ? span_ctas : batch * chunks; }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };

@@ -6,7 +6,7 @@
 // kvh * gqa + i % gqa) that loads every K token of the group's blocks once; any other group
 // (and a trailing row) is scored row after row, one-row tiles, in the same program
 // (common::program_tiles). With the balanced packed plan (IXO_PACKED_BALANCED) a program is
-// a CTA of span_ctas covering one or two row-axis programs' spans (common::cta_spans).
+// a CTA of span_ctas covering one or two row-axis programs' spans (common::cta_part).
 // Every formula comes from kernels/common.
 //
 // Determinism: each score cell is written by exactly one program (the program owning its
@@ -145,17 +145,12 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const Plan& p = a.plan;
   const int kvh = static_cast<int>(program % p.hk);
   const std::int64_t gc = program / p.hk;
-  auto run = [&](std::int64_t x, const cm::TileWork& work) {
-    const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack, a.mutant);
+  for (int i = 0; i < cm::cta_parts(gc, p.batch, p.span_ctas); ++i) {  // a chunk, or one or two balanced spans
+    const cm::CtaPart part = cm::cta_part(gc, p.batch, p.chunks, p.span_ctas, i);
+    const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), part.program, c.R, p.pack, a.mutant);
     for (int t = 0; t < pt.count; ++t)
-      run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, work, kvh, w);
-  };
-  if (p.span_ctas > 0) {  // the balanced packed plan: CTA gc covers one or two programs' spans
-    const cm::CtaSpans cs = cm::cta_spans(gc, p.batch, p.span_ctas);
-    for (int i = 0; i < cs.count; ++i) run(cs.span[i].program, cm::TileWork{0, 1, cs.span[i], p.span_ctas});
-    return;
+      run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, part.work, kvh, w);
   }
-  run(gc / p.chunks, cm::TileWork{static_cast<int>(gc % p.chunks), p.chunks, cm::ProgramSpan{}, 0});
 }
 
 // Top-k of one (head, row): one program per pair, as the GPU's one CTA per pair.

@@ -32,7 +32,7 @@ struct ScoreParams : cm::IndexConfig {
   float mult;
   int mutant;
 #if IXO_PACKED_BALANCED
-  std::int64_t span_ctas;  // > 0: the balanced packed plan (common::cta_spans), grid x = span_ctas
+  std::int64_t span_ctas;  // > 0: the balanced packed plan (common::cta_part), grid x = span_ctas
 #endif
 };
 
@@ -46,6 +46,13 @@ __device__ __forceinline__ void work_blocks(const ScoreParams& p, const cm::Tile
                                             std::int64_t* b0, std::int64_t* b1) {
   cm::tile_work_blocks(w, nb, b0, b1, p.mutant);
 }
+
+#if IXO_PACKED_BALANCED
+// Programs along the row axis (common::packed_batch, from the launch's R / pack: no division).
+__device__ __forceinline__ std::int64_t row_programs(const ScoreParams& p) {
+  return p.whole + (p.R - p.whole * p.pack);
+}
+#endif
 
 // ---------------------------------------------------------------- shared per-group logic
 // The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
@@ -361,7 +368,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     cm::ProgramChunk pc0 = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
 #if IXO_PACKED_BALANCED
     if (kPacked && p.span_ctas > 0)  // the balanced plan: the CTA's first span's program
-      pc0.program = cm::cta_span(blockIdx.x, p.whole + (p.R - p.whole * p.pack), p.span_ctas, 0).program;
+      pc0.program = cm::cta_span(blockIdx.x, row_programs(p), p.span_ctas, 0).program;
 #endif
     const cm::ProgramRows pr0 =
         kPacked ? cm::program_rows_of(pc0.program, p.whole, p.pack) : cm::ProgramRows{pc0.program, 1};
@@ -384,19 +391,17 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
 #if IXO_PACKED_BALANCED
     // The chunk plan's one program, or the balanced plan's spans of one or two programs, one
     // after the other (CTA-uniform); one call site of each tile function, so one inlined copy.
-    const std::int64_t batch = p.whole + (p.R - p.whole * p.pack);
-    const int spans = p.span_ctas > 0 ? cm::cta_span_count(blockIdx.x, batch, p.span_ctas) : 1;
-    for (int i = 0; i < spans; ++i) {
+    const std::int64_t batch = row_programs(p);
+    const int parts = cm::cta_parts(blockIdx.x, batch, p.span_ctas);
+    for (int i = 0; i < parts; ++i) {
       if (i > 0) __syncthreads();  // the previous span's split partials have been read
-      const cm::ProgramSpan s =
-          p.span_ctas > 0 ? cm::cta_span(blockIdx.x, batch, p.span_ctas, i) : cm::ProgramSpan{pc.program, 0, 0, false};
-      const cm::TileWork w{c, p.chunks, s, p.span_ctas};
-      const cm::ProgramRows pr = cm::program_rows_of(s.program, p.whole, p.pack);
+      const cm::CtaPart part = cm::cta_part(blockIdx.x, batch, p.chunks, p.span_ctas, i);
+      const cm::ProgramRows pr = cm::program_rows_of(part.program, p.whole, p.pack);
       const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
       if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack))
-        score_mma_tile<D, KC>(p, pr.first, p.pack, g, w, kvh, lut);
+        score_mma_tile<D, KC>(p, pr.first, p.pack, g, part.work, kvh, lut);
       else
-        score_mma_rows<D, KC>(p, pr.first, pr.rows, w, kvh, lut);
+        score_mma_rows<D, KC>(p, pr.first, pr.rows, part.work, kvh, lut);
     }
 #else
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
@@ -463,16 +468,16 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
   const int kvh = blockIdx.y;
 #if IXO_PACKED_BALANCED
   // As score_mma_kernel: the chunk plan's program, or the balanced plan's one or two spans.
-  const std::int64_t batch = p.pack > 1 ? p.whole + (p.R - p.whole * p.pack) : p.R;
-  const int spans = p.span_ctas > 0 ? cm::cta_span_count(blockIdx.x, batch, p.span_ctas) : 1;
-  for (int i = 0; i < spans; ++i) {
-    const cm::ProgramSpan s =
-        p.span_ctas > 0 ? cm::cta_span(blockIdx.x, batch, p.span_ctas, i) : cm::ProgramSpan{pc.program, 0, 0, false};
-    const cm::TileWork w{c, p.chunks, s, p.span_ctas};
-    const cm::ProgramTiles pt = cm::program_tiles(p.slot, s.program, p.R, p.pack);
+  // The chunk plan keeps program_chunk's CTA order (per-row: chunk-major).
+  const std::int64_t batch = row_programs(p);
+  const int parts = cm::cta_parts(blockIdx.x, batch, p.span_ctas);
+  for (int i = 0; i < parts; ++i) {
+    const cm::CtaPart part = p.span_ctas > 0 ? cm::cta_part(blockIdx.x, batch, p.chunks, p.span_ctas, i)
+                                             : cm::CtaPart{pc.program, cm::TileWork{c, p.chunks, cm::ProgramSpan{}, 0}};
+    const cm::ProgramTiles pt = cm::program_tiles(p.slot, part.program, p.R, p.pack);
     for (int t = 0; t < pt.count; ++t) {
       if (i > 0 || t > 0) __syncthreads();  // the previous tile's shared memory is no longer read
-      score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, w, kvh);
+      score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, part.work, kvh);
     }
   }
 #else

@@ -11,7 +11,7 @@
 //     and its blocks [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c); a row of the tile
 //     writes block b of that range only when b < its own nb;
 //   - the balanced packed plan (IXO_PACKED_BALANCED, span_ctas > 0): grid x = span_ctas, CTA x
-//     covers the spans common::cta_spans(x, batch, span_ctas) of one or two programs, a tile's
+//     covers the spans common::cta_part(x, batch, chunks, span_ctas, i) of one or two programs, a tile's
 //     blocks common::span_blocks of its nb.
 // tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
 // score_grid() here; the CPU test tests/graph/test_graph_plan.cpp checks that the plan for
@@ -64,23 +64,18 @@ inline constexpr int kMaxCtaTiles = 2 * common::kTileRows;
 inline int program_tiles(const IndexArgs& a, const ScoreGrid& g, const std::int64_t* slot_ids,
                          const std::int64_t* seq_lens, std::int64_t x, TileBlocks* out) {
   int n = 0;
-  auto add = [&](std::int64_t program, const common::TileWork& w) {
-    const common::ProgramTiles pt = common::program_tiles(slot_ids, program, a.R, g.pack);
+  for (int i = 0; i < common::cta_parts(x, g.batch, g.span_ctas); ++i) {  // a chunk, or one or two balanced spans
+    const common::CtaPart part = common::cta_part(x, g.batch, g.chunks, g.span_ctas, i);
+    const common::ProgramTiles pt = common::program_tiles(slot_ids, part.program, a.R, g.pack);
     for (int t = 0; t < pt.count; ++t) {
       TileBlocks& tb = out[n++];
       tb.first = pt.first + static_cast<std::int64_t>(t) * pt.pack;
       tb.pack = pt.pack;
       const common::GroupPlan gp = common::group_plan(row_inputs(a, slot_ids, seq_lens), tb.first, pt.pack);
       tb.b0 = tb.b1 = 0;
-      if (gp.Lg > 0) common::tile_work_blocks(w, gp.nbg, &tb.b0, &tb.b1);
+      if (gp.Lg > 0) common::tile_work_blocks(part.work, gp.nbg, &tb.b0, &tb.b1);
     }
-  };
-  if (g.span_ctas > 0) {  // the balanced packed plan: one or two programs' spans
-    const common::CtaSpans cs = common::cta_spans(x, g.batch, g.span_ctas);
-    for (int i = 0; i < cs.count; ++i) add(cs.span[i].program, common::TileWork{0, 1, cs.span[i], g.span_ctas});
-    return n;
   }
-  add(x / g.chunks, common::TileWork{static_cast<int>(x % g.chunks), g.chunks, common::ProgramSpan{}, 0});
   return n;
 }
 

@@ -1,4 +1,4 @@
-// The balanced packed plan's arithmetic (kernels/common/plans.hpp cta_spans, span_blocks,
+// The balanced packed plan's arithmetic (kernels/common/plans.hpp cta_span_count / cta_span, span_blocks,
 // balanced_ctas; IXO_PACKED_BALANCED). The coverage checks below derive ownership from the
 // unit layout's definition (program g owns units [g G, (g + 1) G), CTA x units [x P, (x + 1) P)),
 // not from the functions; the literal values are worked out by hand in the comments.
@@ -23,6 +23,18 @@ namespace cm = ixo::common;
 
 namespace {
 
+// CTA x's spans, all of them (plans.hpp gives them one at a time).
+struct CtaSpans {
+  cm::ProgramSpan span[2];
+  int count;
+};
+CtaSpans cta_spans(std::int64_t x, std::int64_t P, std::int64_t G) {
+  CtaSpans r{};
+  r.count = cm::cta_span_count(x, P, G);
+  for (int i = 0; i < r.count && i < 2; ++i) r.span[i] = cm::cta_span(x, P, G, i);
+  return r;
+}
+
 std::vector<std::int64_t> shapes_g(std::int64_t P) {
   std::vector<std::int64_t> v;
   for (std::int64_t G = P; G <= 3 * P + 7; ++G) v.push_back(G);
@@ -36,7 +48,7 @@ TEST(BalancedPlan, CoversEveryUnitOnce) {
     for (const std::int64_t G : shapes_g(P)) {
       std::vector<int> owners(static_cast<std::size_t>(P * G), 0);
       for (std::int64_t x = 0; x < G; ++x) {
-        const cm::CtaSpans cs = cm::cta_spans(x, P, G);
+        const CtaSpans cs = cta_spans(x, P, G);
         ASSERT_GE(cs.count, 1) << "P " << P << " G " << G << " x " << x;
         ASSERT_LE(cs.count, 2);
         std::int64_t units = 0;
@@ -62,7 +74,7 @@ TEST(BalancedPlan, CrossedMeansTheCtaHoldsThePreviousProgramsEnd) {
   for (std::int64_t P = 1; P <= 24; ++P)
     for (const std::int64_t G : shapes_g(P))
       for (std::int64_t x = 0; x < G; ++x) {
-        const cm::CtaSpans cs = cm::cta_spans(x, P, G);
+        const CtaSpans cs = cta_spans(x, P, G);
         for (int i = 0; i < cs.count; ++i) {
           const cm::ProgramSpan& s = cs.span[i];
           // The program's unit 0 is inside a CTA iff that CTA also holds the previous program's last unit.
@@ -85,7 +97,7 @@ TEST(BalancedPlan, PartitionsEveryTile) {
           // CTAs in order: program g's spans must tile [0, nb) without gap or overlap.
           std::int64_t next = 0;
           for (std::int64_t x = 0; x < G; ++x) {
-            const cm::CtaSpans cs = cm::cta_spans(x, P, G);
+            const CtaSpans cs = cta_spans(x, P, G);
             for (int i = 0; i < cs.count; ++i) {
               if (cs.span[i].program != g) continue;
               std::int64_t b0 = -1, b1 = -1;
@@ -103,14 +115,14 @@ TEST(BalancedPlan, HandWorked16x131072) {
   // 16 groups (P), nb 1025 blocks (131072 + 4 tokens, bs 128).
   std::int64_t b0, b1;
   // bf16 one wave, G = 264: CTA 0 covers units [0, 16) of group 0, unit u -> block ceil(u * 1025 / 264).
-  cm::CtaSpans cs = cm::cta_spans(0, 16, 264);
+  CtaSpans cs = cta_spans(0, 16, 264);
   ASSERT_EQ(cs.count, 1);
   cm::span_blocks(cs.span[0], 1025, 264, &b0, &b1);
   EXPECT_EQ(b0, 0);
   EXPECT_EQ(b1, 63);  // ceil(16 * 1025 / 264) = ceil(62.12)
   // CTA 16: units [256, 272) = group 0 [256, 264) and group 1 [0, 8). Group 1 starts inside the
   // CTA (264 % 16 = 8): dead units d = round(4 * 264 / 1025) = 1.
-  cs = cm::cta_spans(16, 16, 264);
+  cs = cta_spans(16, 16, 264);
   ASSERT_EQ(cs.count, 2);
   EXPECT_EQ(cs.span[0].program, 0);
   EXPECT_FALSE(cs.span[0].crossed);
@@ -123,13 +135,13 @@ TEST(BalancedPlan, HandWorked16x131072) {
   EXPECT_EQ(b0, 0);
   EXPECT_EQ(b1, 28);  // (8 - 1) units of 263: ceil(7 * 1025 / 263) = ceil(27.28)
   // CTA 17: group 1 units [8, 24): blocks [28, ceil(23 * 1025 / 263) = ceil(89.64) = 90).
-  cs = cm::cta_spans(17, 16, 264);
+  cs = cta_spans(17, 16, 264);
   ASSERT_EQ(cs.count, 1);
   cm::span_blocks(cs.span[0], 1025, 264, &b0, &b1);
   EXPECT_EQ(b0, 28);
   EXPECT_EQ(b1, 90);
   // CTA 33: units [528, 544) = group 2 [0, 16); 528 = 33 * 16, so no CTA crosses into group 2: no dead units.
-  cs = cm::cta_spans(33, 16, 264);
+  cs = cta_spans(33, 16, 264);
   ASSERT_EQ(cs.count, 1);
   EXPECT_EQ(cs.span[0].program, 2);
   EXPECT_FALSE(cs.span[0].crossed);
@@ -138,7 +150,7 @@ TEST(BalancedPlan, HandWorked16x131072) {
   EXPECT_EQ(b1, 63);
   // fp8 one wave, G = 396: CTA 24 covers units [384, 400) = group 0 [384, 396) and group 1 [0, 4);
   // d = round(4 * 396 / 1025) = round(1.55) = 2; group 1 blocks [0, ceil(2 * 1025 / 394) = ceil(5.20) = 6).
-  cs = cm::cta_spans(24, 16, 396);
+  cs = cta_spans(24, 16, 396);
   ASSERT_EQ(cs.count, 2);
   cm::span_blocks(cs.span[0], 1025, 396, &b0, &b1);
   EXPECT_EQ(b0, 994);  // ceil(384 * 1025 / 396) = ceil(993.94)
@@ -150,7 +162,7 @@ TEST(BalancedPlan, HandWorked16x131072) {
   // ceil at both ends), against 43 in the chunk plan's 24 chunks.
   std::int64_t most = 0;
   for (std::int64_t x = 0; x < 396; ++x) {
-    cs = cm::cta_spans(x, 16, 396);
+    cs = cta_spans(x, 16, 396);
     std::int64_t n = 0;
     for (int i = 0; i < cs.count; ++i) {
       cm::span_blocks(cs.span[i], 1025, 396, &b0, &b1);
