@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Sessions 17-18's prepared A/B for the next lease (not run: no device was lent since session 17's
-# call 1): the packed bf16 one-wave plan, the score kernel's start-chain changes and the balanced
-# packed plan, all off by default.
+# Sessions 17-19's prepared A/B for the next lease (not run: no device was lent since session 17's
+# call 1): the packed bf16 one-wave plan, the score kernel's start-chain changes, the balanced
+# packed plan and the packed plan's work claims, all off by default.
 #   O = the defaults; W = -DIXO_BF16_PACKED_WAVE=1; N = W + -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1;
-#   P = W + prefetch only; B = W + batched entries only; S = N + -DIXO_PACKED_BALANCED=1 (every knob).
-# Step bench O W N P B S twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O S N W O S N,
-# CTA timelines of N and O (cta-timeline.patch),
-# then S's GPU tests (test_kernels_cpu's testbed judges S's CUDA backends; test_gpu; test_gpu_graph),
-# and N's when one of S's fails (the balanced plan or the rest?).
+#   P = W + prefetch only; B = W + batched entries only; S = N + -DIXO_PACKED_BALANCED=1;
+#   C = N + -DIXO_PACKED_CLAIMS=1 (session 19; exclusive with the balanced plan).
+# Step bench O W N P B S C twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O C S N W O C S N,
+# CTA timelines of N, O and C (cta-timeline.patch),
+# then C's and S's GPU tests (test_kernels_cpu's testbed judges the variant's CUDA backends; test_gpu;
+# test_gpu_graph, whose replays check the work counters come back zeroed), and N's when S's fail.
 #   bash docs/experiments/start-chain-ab.sh      (device tool, carry .deps; writes $OUT)
 # Flip a knob's default only where its rows win here and N's tests pass (docs/NOTES.md, session 17).
 cd "$(dirname "$0")/../.."
@@ -28,19 +29,20 @@ W="-DIXO_BF16_PACKED_WAVE=1"; ON="$W -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_
 T="bench_gpu_index_step bench_gpu_latency"
 conf . /tmp/O "" O "$T" & conf . /tmp/W "$W" W "$T" & conf . /tmp/N "$ON" N "$T" &
 conf . /tmp/P "$W -DIXO_START_PREFETCH=1" P bench_gpu_index_step & conf . /tmp/B "$W -DIXO_START_BATCHED_ENTRIES=1" B bench_gpu_index_step &
-conf . /tmp/S "$ON -DIXO_PACKED_BALANCED=1" S "$T" &
+conf . /tmp/S "$ON -DIXO_PACKED_BALANCED=1" S "$T" & conf . /tmp/C "$ON -DIXO_PACKED_CLAIMS=1" C "$T" &
 conf /tmp/lsrc /tmp/LN "-DIXO_CTA_TIMELINE $ON" LN bench_gpu_index_step & conf /tmp/lsrc /tmp/LO "-DIXO_CTA_TIMELINE" LO bench_gpu_index_step &
+conf /tmp/lsrc /tmp/LC "-DIXO_CTA_TIMELINE $ON -DIXO_PACKED_CLAIMS=1" LC bench_gpu_index_step &
 wait; note builds
-for v in LN LO; do mkdir -p /tmp/$v-out; (cd /tmp/$v-out && /tmp/$v/bench/gpu/bench_gpu_index_step --reps 3 > log 2>&1; echo "tl $v rc=$?" >> $s)
+for v in LN LO LC; do mkdir -p /tmp/$v-out; (cd /tmp/$v-out && /tmp/$v/bench/gpu/bench_gpu_index_step --reps 3 > log 2>&1; echo "tl $v rc=$?" >> $s)
   /usr/bin/env python3 docs/experiments/cta_timeline_summary.py /tmp/$v-out/cta-timeline-*.csv > $R/tl-$v.txt 2>&1; done
 note timelines
-for r in O W N P B S O2 W2 N2 P2 B2 S2; do d=/tmp/${r:0:1}
+for r in O W N P B S C O2 W2 N2 P2 B2 S2 C2; do d=/tmp/${r:0:1}
   $d/bench/gpu/bench_gpu_index_step --reps 50 --out /tmp/st-$r.md > /tmp/st-$r.log 2>&1
   note "step $r rc=$?"; grep -E '^\| (16|32) req' /tmp/st-$r.md | cut -d'|' -f2-8 >> $s; grep WARN /tmp/st-$r.log >> $s; done
 for c in 4 8 12; do  # the per-row plan (forced counts apply to every grid; read the per-row column)
   /tmp/O/bench/gpu/bench_gpu_index_step --reps 50 --chunks $c --out /tmp/st-O-c$c.md > /dev/null 2>&1
   note "step O --chunks $c rc=$?"; grep -E '^\| (16|32) req' /tmp/st-O-c$c.md | cut -d'|' -f2-4 >> $s; done
-for r in O S N W O2 S2 N2; do d=/tmp/${r:0:1}
+for r in O C S N W O2 C2 S2 N2; do d=/tmp/${r:0:1}
   [[ $((SECONDS - t0)) -gt 420 ]] && { note "time guard: latency stopped before $r"; break; }
   $d/bench/gpu/bench_gpu_latency --reps 50 --out /tmp/lat-$r.md > /tmp/lat-$r.log 2>&1; note "latency $r rc=$?"; done
 tar -czf $R/tables.tgz -C /tmp $(cd /tmp && ls st-*.md lat-*.md 2>/dev/null)
@@ -52,4 +54,4 @@ tests() {  # VARIANT: its test_kernels_cpu (the testbed on its CUDA backends), t
     /tmp/$1/tests/$t --gtest_brief=1 > $R/$1-${t##*/}.log 2>&1; rc=$?; note "$1 ${t##*/} rc=$rc"; bad=$((bad | rc)); done
   return $bad
 }
-tests S || tests N
+tests C; tests S || tests N

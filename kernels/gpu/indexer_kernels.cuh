@@ -10,6 +10,7 @@
 #include "gpu/gpu_port.hpp"
 #include "gpu/mma_tile.cuh"
 #include "gpu/scalar_tile.cuh"
+#include "gpu/score_params.cuh"
 #include "gpu/score_state.cuh"
 #include "gpu/topk_kernel.cuh"
 #include "index_config.hpp"
@@ -18,77 +19,6 @@
 
 namespace ixo::gpu::detail {
 namespace cm = ixo::common;
-
-// The step's common::IndexConfig (the launch's IndexArgs, copied whole) and the plan.
-struct ScoreParams : cm::IndexConfig {
-  const std::uint16_t* q;
-  const std::uint8_t* k;
-  const std::int32_t* r2t;
-  const std::int64_t* slot;
-  const std::int64_t* lens;
-  float* scores;
-  std::int64_t whole;  // R / pack: whole groups (common::program_rows_of)
-  int pack, gqa, chunks;
-  float mult;
-  int mutant;
-#if IXO_PACKED_BALANCED
-  std::int64_t span_ctas;  // > 0: the balanced packed plan (common::cta_part), grid x = span_ctas
-#endif
-};
-
-// The blocks [*b0, *b1) a tile of nb blocks scores: KV chunk c of the chunk plan, or a
-// balanced plan's work (common::TileWork; IXO_PACKED_BALANCED).
-__device__ __forceinline__ void work_blocks(const ScoreParams& p, int c, std::int64_t nb, std::int64_t* b0,
-                                            std::int64_t* b1) {
-  cm::chunk_blocks(nb, p.chunks, c, b0, b1, p.mutant);
-}
-__device__ __forceinline__ void work_blocks(const ScoreParams& p, const cm::TileWork& w, std::int64_t nb,
-                                            std::int64_t* b0, std::int64_t* b1) {
-  cm::tile_work_blocks(w, nb, b0, b1, p.mutant);
-}
-
-#if IXO_PACKED_BALANCED
-// Programs along the row axis (common::packed_batch, from the launch's R / pack: no division).
-__device__ __forceinline__ std::int64_t row_programs(const ScoreParams& p) {
-  return p.whole + (p.R - p.whole * p.pack);
-}
-#endif
-
-// ---------------------------------------------------------------- shared per-group logic
-// The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
-__device__ __forceinline__ cm::RowInputs row_inputs(const ScoreParams& p) { return cm::row_inputs(p, p.slot, p.lens); }
-__device__ __forceinline__ cm::GroupPlan group_plan(const ScoreParams& p, std::int64_t first, int pack) {
-  return cm::group_plan(row_inputs(p), first, pack, p.mutant);
-}
-
-// What the scorer keeps of a tile row's plan (common::row_plan): its lengths and its score
-// row base.
-struct RowMeta {
-  std::int64_t L;
-  std::int64_t nb;
-  bool write;             // active, nb > topk: this row's columns [0, nb) are written
-  float* out;             // score row base
-  std::int64_t nb_force;  // the nb its forcing uses (== nb)
-  std::int64_t L_mask;    // the length its lanes are masked with (== L)
-};
-
-// Tile row i of the tile (rows [first, first + pack), K head kvh) with plan g.
-__device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int pack, int kvh, int i,
-                                                 const cm::GroupPlan& g) {
-  const cm::RowPlan r =
-      cm::row_plan(row_inputs(p), cm::TileShape{first, pack, p.gqa, static_cast<int>(p.Hk), kvh}, i, g, p.mutant);
-  if (!r.used) return RowMeta{0, 0, false, nullptr, 0, 0};
-  return RowMeta{r.f.L,      r.f.nb,  r.f.writes, p.scores + cm::score_index(r.store_head, r.store_row, 0, p.R, p.NB),
-                 r.nb_force, r.L_mask};
-}
-
-__device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, float score, const ScoreParams& p) {
-  if (cm::writes_block(m.write, m.nb, b, p.NB)) {
-    const float f = cm::forced_score(score, b, m.nb_force, p.init_blocks, p.local_blocks, p.mutant);
-    m.out[b] = f;
-    if (cm::stray_column(m.nb, b, p.NB, p.mutant)) m.out[b + 1] = f;
-  }
-}
 
 #if defined(IXO_GPU_CUDA)
 // ---------------------------------------------------------------- tensor-core path (CUDA)
@@ -146,12 +76,17 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int grp = lane >> 2, tig = lane & 3;
+  // Work claims (common/work_claims.hpp): the warp's blocks are taken as its stream reaches
+  // them, its sub-tile count is known once they run out (total, below).
+  constexpr bool kClaims = std::is_same<Work, cm::ClaimWork>::value;
+  constexpr std::int64_t kUnbounded = INT64_MAX / 16;
 
   const std::int64_t Lg = g.Lg, sid = g.sid;
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
   work_blocks(p, work, cm::num_blocks(Lg, p.block_size), &b0, &b1);
-  if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
+  if (!kClaims && b0 + warp >= b1)
+    return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
   const RowMeta m0 = tile_row_meta(p, first, pack, kvh, grp, g);
   const RowMeta m1 = tile_row_meta(p, first, pack, kvh, grp + 8, g);
@@ -186,11 +121,13 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // is order-dependent). The decision is CTA-uniform; with it every warp reaches the barrier.
   __shared__ float part[kSplitMaxRem][kSplitMaxSub][cm::kTileRows];
   const std::int64_t nblk = b1 - b0;
-  const bool split = !lse && nblk >= 4 && (nblk & 3) != 0 && nsub <= kSplitMaxSub;
-  const std::int64_t nfull_w = split ? nblk / 4 : (nblk - warp + 3) / 4;  // whole blocks of this warp
+  const bool split = !kClaims && !lse && nblk >= 4 && (nblk & 3) != 0 && nsub <= kSplitMaxSub;
+  const std::int64_t nfull_w = kClaims ? kUnbounded
+                               : split ? nblk / 4
+                                       : (nblk - warp + 3) / 4;  // whole blocks of this warp
   const int rem = split ? static_cast<int>(nblk & 3) : 0;
   const std::int64_t full_tiles = nfull_w * nsub;
-  const std::int64_t total = full_tiles + (split ? (rem * nsub - warp + 3) / 4 : 0);
+  std::int64_t total = kClaims ? kUnbounded : full_tiles + (split ? (rem * nsub - warp + 3) / 4 : 0);
   const std::int64_t b_rem = b0 + (nblk & ~std::int64_t{3});  // first block of the remainder
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
@@ -205,7 +142,29 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
   // without a division; the remainder pieces (at most 6 sub-tiles a warp) divide.
   using Cursor = RingCursor<D, KC>;
-  auto whole_block = [&](const Cursor& c) -> std::int64_t { return b0 + warp + 4 * c.unit; };
+  // Claims: the block of the warp's unit u, its tickets taken up to u first (warp-uniform; a
+  // lane holds the blocks of the units u % 32 == lane: the cursors are at most a few units
+  // apart); -1 when the tile's blocks ran out first, and total is then the warp's sub-tiles.
+  cm::ClaimState claims = cm::claim_start();
+  std::int32_t lane_claim = 0;
+  auto unit_block = [&](std::int64_t u) -> std::int64_t {
+    if constexpr (kClaims) {
+      while (claims.claimed <= u && !claims.exhausted) {
+        const std::int64_t b = cm::claim_block(work, warp, b1, claims, [&] {
+          std::int32_t t = 0;
+          if (lane == 0) t = atomicAdd(work.counter, 1);
+          return __shfl_sync(0xffffffffu, t, 0);
+        });
+        if (b >= 0 && lane == ((claims.claimed - 1) & 31)) lane_claim = static_cast<std::int32_t>(b);
+        if (claims.exhausted) total = claims.claimed * nsub;
+      }
+      const std::int32_t b = __shfl_sync(0xffffffffu, lane_claim, static_cast<int>(u & 31));
+      return u < claims.claimed ? b : -1;
+    } else {
+      return b0 + warp + 4 * u;
+    }
+  };
+  auto whole_block = [&](const Cursor& c) -> std::int64_t { return unit_block(c.unit); };
   auto tile_start = [&](const Cursor& c, int* off0, int* q) -> std::int64_t {
     std::int64_t b;
     if (c.it < full_tiles) {
@@ -228,6 +187,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     if (c.it >= total) return -1;
     int off0, q;
     const std::int64_t t = tile_start(c, &off0, &q) + lane;
+    if (kClaims && c.it >= total) return -1;  // the claim for c's block found none left
     return off0 + lane >= p.block_size || t >= Lg ? -1 : t;
   };
   struct Entry {
@@ -299,6 +259,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 
       int off0, q;
       const std::int64_t t0 = tile_start(cur, &off0, &q);
+      std::int64_t claimed_block = 0;
+      if constexpr (kClaims) claimed_block = whole_block(cur);  // warp-uniform: before the lanes diverge
       float v0[8], v1[8];
       subtile_logits<D, KC>(kfrag, qa,
                             SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
@@ -314,7 +276,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
             part[q / nsub][q % nsub][grp] = st0.m;
             part[q / nsub][q % nsub][grp + 8] = st1.m;
           } else {
-            const std::int64_t b = whole_block(cur);  // q < 0
+            const std::int64_t b = kClaims ? claimed_block : whole_block(cur);  // q < 0
             write_block(m0, b, state_score(st0, lse, p.mutant), p);
             write_block(m1, b, state_score(st1, lse, p.mutant), p);
           }
@@ -326,6 +288,15 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   };
   run_per_widening_path<KC>(q_f16, main_loop);
   cp_async_wait<0>();
+  if constexpr (kClaims) {  // count the warp done; the last one leaves the counters zeroed
+    if (lane == 0) {
+      __threadfence();  // this warp's last ticket before its count
+      if (cm::claim_resets(work, atomicAdd(work.counter + 1, 1))) {
+        atomicExch(work.counter, 0);
+        atomicExch(work.counter + 1, 0);
+      }
+    }
+  }
   if (split) {
     __syncthreads();
     for (int x = threadIdx.x; x < rem * cm::kTileRows; x += blockDim.x) {
@@ -407,6 +378,13 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
+#if IXO_PACKED_CLAIMS
+      if (p.counters != nullptr) {  // the program's chunks CTAs take its blocks by work claims
+        const cm::ClaimWork w{c, p.chunks, p.counters + cm::claim_counter_offset(pc.program, kvh, row_programs(p))};
+        score_mma_tile<D, KC>(p, pr.first, p.pack, g, w, kvh, lut);
+        return;
+      }
+#endif
       score_mma_tile<D, KC>(p, pr.first, p.pack, g, c, kvh, lut);
       return;
     }

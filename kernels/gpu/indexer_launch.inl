@@ -27,6 +27,9 @@ detail::ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan)
 #if IXO_PACKED_BALANCED
   p.span_ctas = plan.span_ctas;
 #endif
+#if IXO_PACKED_CLAIMS
+  p.counters = plan.pack > 1 ? a.work_counters : nullptr;  // work claims: the packed plan only
+#endif
   return p;
 }
 

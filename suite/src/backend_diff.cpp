@@ -6,6 +6,7 @@
 
 #include "case_config.hpp"
 #include "common/cell_plan.hpp"
+#include "common/work_claims.hpp"  // IXO_PACKED_CLAIMS
 
 namespace ixo {
 namespace {
@@ -57,6 +58,14 @@ std::string plan_place(const Case& c, const BackendTraits& traits, int forced_ch
   const std::string rows = at.tile_pack > 1
                                ? fmt::format("rows {}..{} packed", at.tile_first, at.tile_first + at.tile_pack - 1)
                                : fmt::format("row {}", at.tile_first);
+#if IXO_PACKED_CLAIMS
+  if (traits.family == "cuda" && at.tile_pack > 1)  // the CUDA packed tile: blocks go to whichever warp takes them
+    return fmt::format(
+        "program {} ({}, tile row {}): CTAs x {}..{} of {} take its blocks by work claims "
+        "(IXO_PACKED_CLAIMS; any of their warps may have scored block {}), K head {}",
+        at.program, rows, at.tile_row, at.program * p.chunks, at.program * p.chunks + p.chunks - 1, p.grid_x(), b,
+        at.kv_head);
+#endif
   if (p.span_ctas > 0)  // the balanced packed plan (IXO_PACKED_BALANCED): a CTA's span, not a KV chunk
     return fmt::format("CTA x {} of {} (program {}: {}, tile row {}), span {} of the CTA = blocks [{}, {}), K head {}",
                        at.cta_x, p.grid_x(), at.program, rows, at.tile_row, at.chunk, at.chunk_b0, at.chunk_b1,

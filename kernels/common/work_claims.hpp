@@ -1,0 +1,69 @@
+// Work claims of the packed score kernel (IXO_PACKED_CLAIMS=1; default 0: not yet measured on
+// the H200). docs/performance.md "Session 19": a one-wave launch loses its last ~5.7 us (bf16)
+// / ~4.2 us (fp8) to rate differences between SMs and between the CTAs of one SM, which no
+// static plan removes; a simulation from session 17's CTA timelines (per-SM rates, blocks
+// handed out one at a time) predicts bf16 16 x 131072 126.4 us against 129.4 for the balanced
+// static plan and 132.1 measured for the chunk plan.
+//
+// The protocol, one packed tile of nb blocks scored by the `ctas` CTAs of its program (the
+// chunk plan's grid: KV chunk c is the program's CTA c) and their W = ctas * kScoreWarps warps:
+//   - warp w = cta * kScoreWarps + warp takes ticket w first (no atomic: the start chain is the
+//     chunk plan's), then tickets W + counter[0]++ (one atomic a block); ticket t is block t;
+//   - a warp whose ticket is >= nb stops, and counts itself in counter[1]; the warp that counts
+//     the W-th resets both counters to 0, so the next launch (stream order, a graph replay)
+//     finds them zeroed without a reset node. Each warp's last ticket precedes its count (a
+//     fence between), so no ticket is taken after the reset.
+// Every block of the tile is scored by exactly one warp, in whole (the scores are those of the
+// chunk plan, bit for bit: a block's score never depends on which warp computes it). The
+// counters live in the caller's workspace (gpu::IndexArgs::work_counters, zeroed once when
+// allocated, one per launch that may run concurrently); without one the kernel runs the chunk
+// plan. Host and device share these functions; tests/kernels/test_work_claims.cpp runs the
+// protocol with threads for warps.
+#pragma once
+#include <cstdint>
+
+#include "indexer_common.hpp"
+#include "plans.hpp"
+
+#ifndef IXO_PACKED_CLAIMS
+#define IXO_PACKED_CLAIMS 0  // 1 after its A/B on the H200 (docs/experiments/start-chain-ab.sh, variant C)
+#endif
+
+namespace ixo::common {
+
+// What a packed tile under work claims needs: its CTA among the program's, how many, and the
+// program's two counters (tickets taken, warps done).
+struct ClaimWork {
+  int cta, ctas;
+  std::int32_t* counter;
+};
+// A warp's claim state (warp-uniform on the GPU).
+struct ClaimState {
+  std::int64_t claimed;  // tickets that gave a block
+  bool exhausted;        // a ticket was >= nb: no more blocks for this warp
+};
+IXO_HD ClaimState claim_start() { return ClaimState{0, false}; }
+IXO_HD int claim_warps(const ClaimWork& w) { return w.ctas * kScoreWarps; }
+// The next block of warp `warp` of CTA w.cta (-1: none left). take() adds 1 to counter[0]
+// and returns its old value; it is called for every ticket after the first.
+template <class Take>
+IXO_HD std::int64_t claim_block(const ClaimWork& w, int warp, std::int64_t nb, ClaimState& s, Take&& take) {
+  if (s.exhausted) return -1;
+  const std::int64_t t = s.claimed == 0 ? static_cast<std::int64_t>(w.cta) * kScoreWarps + warp
+                                        : claim_warps(w) + static_cast<std::int64_t>(take());
+  if (t >= nb) {
+    s.exhausted = true;
+    return -1;
+  }
+  ++s.claimed;
+  return t;
+}
+// Whether the warp whose count found `done_before` warps done resets the counters.
+IXO_HD bool claim_resets(const ClaimWork& w, std::int32_t done_before) { return done_before == claim_warps(w) - 1; }
+// The counters of (row-axis program, K head kvh) of a grid of `batch` row-axis programs, in a
+// workspace of gpu::work_counter_bytes(R, Hk) (batch <= R).
+IXO_HD std::int64_t claim_counter_offset(std::int64_t program, std::int64_t kvh, std::int64_t batch) {
+  return 2 * (kvh * batch + program);
+}
+
+}  // namespace ixo::common

@@ -1,0 +1,157 @@
+// The work-claim protocol of the packed score kernel (kernels/common/work_claims.hpp;
+// IXO_PACKED_CLAIMS), run on the host with one thread per warp: the same claim_block and
+// claim_resets the kernel calls, std::atomic for its atomicAdd / atomicExch, and the kernel's
+// end-of-tile sequence (count the warp done; the W-th count resets both counters). What the
+// tests derive independently: every block of [0, nb) must be scored exactly once a launch,
+// and the counters must be back at zero after every launch, so back-to-back launches (graph
+// replays) on one workspace each see all their blocks. The GPU side (the counters of real
+// launches and replays) is checked by test_gpu / test_gpu_graph in a build with the knob.
+//
+// Seen to fail on injected bugs (temporarily, one at a time, reverted): claim_resets one warp
+// early (done_before == W - 2) and the first dynamic ticket W - 1 + taken (overlapping the
+// static tickets) each fail HandWorkedTickets, EveryBlockOnceBackToBack and ManyInterleavings;
+// the end-of-tile count skipped by the warps that took no block (as if the kernel returned
+// early for them): EveryBlockOnceBackToBack (the counters never reset, from its nb 1 row on).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "gpu/indexer_launch.hpp"
+#include "work_claims.hpp"
+
+namespace cm = ixo::common;
+
+namespace {
+
+struct Counters {
+  std::atomic<std::int32_t> taken{0}, done{0};
+};
+
+// One launch of a tile of nb blocks over `ctas` CTAs (ctas * kScoreWarps warps, one thread
+// each); returns how many times each block was taken. `seed` varies the interleaving.
+std::vector<int> launch(Counters& ctr, int ctas, std::int64_t nb, unsigned seed) {
+  std::vector<std::atomic<int>> hits(static_cast<std::size_t>(nb));
+  std::vector<std::thread> warps;
+  for (int cta = 0; cta < ctas; ++cta)
+    for (int warp = 0; warp < cm::kScoreWarps; ++warp)
+      warps.emplace_back([&, cta, warp] {
+        std::mt19937 rng(seed * 7919u + static_cast<unsigned>(cta * cm::kScoreWarps + warp));
+        const cm::ClaimWork w{cta, ctas, nullptr};
+        cm::ClaimState s = cm::claim_start();
+        for (;;) {
+          const std::int64_t b = cm::claim_block(w, warp, nb, s, [&] { return ctr.taken.fetch_add(1); });
+          if (b < 0) break;
+          hits[static_cast<std::size_t>(b)].fetch_add(1);
+          if (rng() % 3 == 0) std::this_thread::yield();  // a slow warp now and then
+        }
+        // The kernel's end of the tile (indexer_kernels.cuh): every warp counts itself done.
+        if (cm::claim_resets(w, ctr.done.fetch_add(1))) {
+          ctr.taken.store(0);
+          ctr.done.store(0);
+        }
+      });
+  for (std::thread& t : warps) t.join();
+  std::vector<int> out;
+  for (const std::atomic<int>& h : hits) out.push_back(h.load());
+  return out;
+}
+
+// Blocks taken other than once, as text (empty: none).
+std::string wrong_blocks(const std::vector<int>& hits) {
+  std::string s;
+  for (std::size_t b = 0; b < hits.size(); ++b)
+    if (hits[b] != 1 && s.size() < 200) s += " block " + std::to_string(b) + " x" + std::to_string(hits[b]);
+  return s;
+}
+
+}  // namespace
+
+// Tickets worked by hand: 2 CTAs = 8 warps, nb 10. Warp 3 of CTA 1 takes ticket 1 * 4 + 3 = 7
+// first (no atomic), then 8 + taken: with taken 0 and 1 the blocks 8 and 9, then 8 + 2 = 10 >=
+// nb: done. Warp 0 of CTA 0 with taken 5: 0, then 13 -> done.
+TEST(WorkClaims, HandWorkedTickets) {
+  const cm::ClaimWork w{1, 2, nullptr};
+  EXPECT_EQ(cm::claim_warps(w), 8);
+  std::int32_t taken = 0;
+  auto take = [&] { return taken++; };
+  cm::ClaimState s = cm::claim_start();
+  EXPECT_EQ(cm::claim_block(w, 3, 10, s, take), 7);
+  EXPECT_EQ(taken, 0);  // the first ticket takes no atomic
+  EXPECT_EQ(cm::claim_block(w, 3, 10, s, take), 8);
+  EXPECT_EQ(cm::claim_block(w, 3, 10, s, take), 9);
+  EXPECT_EQ(cm::claim_block(w, 3, 10, s, take), -1);
+  EXPECT_TRUE(s.exhausted);
+  EXPECT_EQ(s.claimed, 3);
+  EXPECT_EQ(cm::claim_block(w, 3, 10, s, take), -1);  // stays done, takes nothing more
+  EXPECT_EQ(taken, 3);
+
+  const cm::ClaimWork w0{0, 2, nullptr};
+  std::int32_t t5 = 5;
+  cm::ClaimState s0 = cm::claim_start();
+  EXPECT_EQ(cm::claim_block(w0, 0, 10, s0, [&] { return t5++; }), 0);
+  EXPECT_EQ(cm::claim_block(w0, 0, 10, s0, [&] { return t5++; }), -1);  // 8 + 5 = 13
+  // The 8th warp's count (7 warps done before it) resets; no other does.
+  EXPECT_TRUE(cm::claim_resets(w, 7));
+  EXPECT_FALSE(cm::claim_resets(w, 6));
+  EXPECT_FALSE(cm::claim_resets(w, 8));
+}
+
+// Back-to-back launches on one pair of counters (a graph's replays, or steps of different
+// lengths): each takes every block once and leaves the counters at zero. The rows include
+// fewer blocks than warps (warps with nothing to score must still count themselves done), one
+// block, exact multiples, and the 16 x 131072 plans' tiles (16 and 24 CTAs, 1025 blocks).
+TEST(WorkClaims, EveryBlockOnceBackToBack) {
+  struct Row {
+    int ctas;
+    std::int64_t nb[3];
+  };
+  const Row rows[] = {{1, {1, 4, 5}},   {1, {3, 9, 2}},         {2, {7, 8, 17}},       {3, {2, 40, 5}},
+                      {4, {16, 33, 1}}, {16, {1025, 50, 1025}}, {24, {1025, 1025, 43}}};
+  unsigned seed = 1;
+  for (const Row& r : rows) {
+    Counters ctr;
+    for (const std::int64_t nb : r.nb) {
+      const std::vector<int> hits = launch(ctr, r.ctas, nb, seed++);
+      EXPECT_EQ(wrong_blocks(hits), "") << r.ctas << " CTAs, nb " << nb;
+      EXPECT_EQ(ctr.taken.load(), 0) << r.ctas << " CTAs, nb " << nb << ": tickets counter not reset";
+      EXPECT_EQ(ctr.done.load(), 0) << r.ctas << " CTAs, nb " << nb << ": done counter not reset";
+    }
+  }
+}
+
+// Many interleavings of one shape: 8 CTAs (32 warps) over 300 blocks, 30 launches in a row.
+TEST(WorkClaims, ManyInterleavings) {
+  Counters ctr;
+  for (unsigned seed = 100; seed < 130; ++seed) {
+    const std::vector<int> hits = launch(ctr, 8, 300, seed);
+    ASSERT_EQ(wrong_blocks(hits), "") << "launch seed " << seed;
+    ASSERT_EQ(ctr.taken.load() + ctr.done.load(), 0) << "launch seed " << seed << ": counters not reset";
+  }
+}
+
+// Every (program, K head) has its own pair of counters inside the workspace the harnesses
+// allocate (gpu::work_counter_bytes(R, Hk): the batch of a packed grid is at most R).
+TEST(WorkClaims, CounterOffsetsDistinctAndInside) {
+  for (std::int64_t R : {1, 2, 7, 64, 65}) {
+    for (std::int64_t hk : {1, 2, 8}) {
+      for (int P : {1, 2, 4, 8}) {
+        const std::int64_t batch = cm::packed_batch(R, P);
+        ASSERT_LE(batch, R);
+        const std::int64_t words = static_cast<std::int64_t>(ixo::gpu::work_counter_bytes(R, hk) / 4);
+        std::vector<int> used(static_cast<std::size_t>(words), 0);
+        for (std::int64_t h = 0; h < hk; ++h)
+          for (std::int64_t x = 0; x < batch; ++x) {
+            const std::int64_t o = cm::claim_counter_offset(x, h, batch);
+            ASSERT_GE(o, 0);
+            ASSERT_LE(o + 2, words) << "R " << R << " hk " << hk << " P " << P;
+            EXPECT_EQ(used[static_cast<std::size_t>(o)]++, 0) << "program " << x << " head " << h << " shares counters";
+            EXPECT_EQ(used[static_cast<std::size_t>(o + 1)]++, 0);
+          }
+      }
+    }
+  }
+}
