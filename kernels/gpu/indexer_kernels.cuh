@@ -122,11 +122,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   __shared__ float part[kSplitMaxRem][kSplitMaxSub][cm::kTileRows];
   const std::int64_t nblk = b1 - b0;
   const bool split = !kClaims && !lse && nblk >= 4 && (nblk & 3) != 0 && nsub <= kSplitMaxSub;
-  const std::int64_t nfull_w = kClaims ? kUnbounded
-                               : split ? nblk / 4
-                                       : (nblk - warp + 3) / 4;  // whole blocks of this warp
+  const std::int64_t nfull_w = split ? nblk / 4 : (nblk - warp + 3) / 4;  // whole blocks of this warp
   const int rem = split ? static_cast<int>(nblk & 3) : 0;
-  const std::int64_t full_tiles = nfull_w * nsub;
+  const std::int64_t full_tiles = kClaims ? kUnbounded : nfull_w * nsub;  // claims: every sub-tile a whole block's
   std::int64_t total = kClaims ? kUnbounded : full_tiles + (split ? (rem * nsub - warp + 3) / 4 : 0);
   const std::int64_t b_rem = b0 + (nblk & ~std::int64_t{3});  // first block of the remainder
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
