@@ -137,6 +137,12 @@ IXO_HD int bf16_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t 
 #ifndef IXO_PACKED_BALANCED
 #define IXO_PACKED_BALANCED 0  // 1 after its A/B on the H200 (docs/experiments/start-chain-ab.sh)
 #endif
+// The packed kernel's work claims (work_claims.hpp; variant C of the same A/B) run on the claim
+// grid below, not on the balanced plan's spans.
+#ifndef IXO_PACKED_CLAIMS
+#define IXO_PACKED_CLAIMS 0  // 1 after its A/B on the H200 (docs/experiments/start-chain-ab.sh, variant C)
+#endif
+static_assert(!(IXO_PACKED_BALANCED && IXO_PACKED_CLAIMS), "work claims run on the claim grid, not the balanced plan");
 constexpr std::int64_t kSpanStartBlocks = 4;  // ~7.7 us of start chain / ~1.8 us a block of a CTA
 // Units [u0, u1) of program `program`'s G; `crossed`: the program's first unit lies inside a CTA.
 struct ProgramSpan {
@@ -205,7 +211,23 @@ struct CtaPart {
 IXO_HD int cta_parts(std::int64_t x, std::int64_t batch, std::int64_t span_ctas) {
   return span_ctas > 0 ? cta_span_count(x, batch, span_ctas) : 1;
 }
-IXO_HD CtaPart cta_part(std::int64_t x, std::int64_t batch, int chunks, std::int64_t span_ctas, int i) {
+// The claim grid (IXO_PACKED_CLAIMS, claim_ctas = G > 0, G >= P): every slot of the one-wave plan,
+// program p of P owning CTAs [claim_first_cta(p), claim_first_cta(p + 1)) (16 x 131072: 264 bf16
+// CTAs = 17 / 16 a program, 396 e4m3fn = 25, 25, 25, 24, ...). CTA i of a program's c takes its
+// blocks by work claims in the kernel; statically (the twin, gpu::plan, a launch without counters,
+// and the rows of a group that does not pack) it is KV chunk i of c.
+IXO_HD std::int64_t claim_first_cta(std::int64_t program, std::int64_t P, std::int64_t G) {
+  return ceil_div(program * G, P);
+}
+IXO_HD CtaPart claim_part(std::int64_t x, std::int64_t P, std::int64_t G) {
+  const std::int64_t g = x * P / G;  // claim_first_cta(g) <= x < claim_first_cta(g + 1)
+  const std::int64_t first = claim_first_cta(g, P, G);
+  return CtaPart{g, TileWork{static_cast<int>(x - first), static_cast<int>(claim_first_cta(g + 1, P, G) - first),
+                             ProgramSpan{}, 0}};
+}
+IXO_HD CtaPart cta_part(std::int64_t x, std::int64_t batch, int chunks, std::int64_t span_ctas, int i,
+                        std::int64_t claim_ctas = 0) {
+  if (claim_ctas > 0) return claim_part(x, batch, claim_ctas);
   if (span_ctas > 0) {
     const ProgramSpan s = cta_span(x, batch, span_ctas, i);
     return CtaPart{s.program, TileWork{0, 1, s, span_ctas}};
@@ -244,13 +266,16 @@ IXO_HD bool packed_plan_fits(int P, std::int64_t hq, std::int64_t hk) {
 // CPU twin, the CUDA/HIP launcher and gpu::plan all call native_plan, as CP calls cp_plan. A
 // program is (row-axis index, KV chunk, K head); the grid is (batch * chunks, hk).
 struct NativePlan {
-  int pack = 1;                // rows a program packs: packed_queries on the packed plan when it fits, else 1
-  int gqa = 1;                 // q heads per K head
-  std::int64_t hk = 1;         // programs along the K-head axis (grid y)
-  std::int64_t batch = 0;      // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
-  int chunks = 1;              // KV chunks per row-axis program (score_chunks; packed: one wave)
-  std::int64_t span_ctas = 0;  // > 0: the balanced packed plan's CTAs a K head (cta_part), chunks unused
-  IXO_HD std::int64_t grid_x() const { return span_ctas > 0 ? span_ctas : batch * chunks; }
+  int pack = 1;                 // rows a program packs: packed_queries on the packed plan when it fits, else 1
+  int gqa = 1;                  // q heads per K head
+  std::int64_t hk = 1;          // programs along the K-head axis (grid y)
+  std::int64_t batch = 0;       // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
+  int chunks = 1;               // KV chunks per row-axis program (score_chunks; packed: one wave)
+  std::int64_t span_ctas = 0;   // > 0: the balanced packed plan's CTAs a K head (cta_part), chunks unused
+  std::int64_t claim_ctas = 0;  // > 0: the claim grid's CTAs a K head (claim_part), chunks unused
+  IXO_HD std::int64_t grid_x() const {
+    return span_ctas > 0 ? span_ctas : claim_ctas > 0 ? claim_ctas : batch * chunks;
+  }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };
 // Whether a K format code is one of the fp8 formats (their kernels' plans are fp8's).
@@ -263,8 +288,8 @@ IXO_HD int native_chunks(const IndexConfig& k, int pack, std::int64_t batch, std
   if (pack == 1) return score_chunks(batch, hk, k.NB, forced);
   return fp8_k ? fp8_packed_chunks(batch, hk, k.NB, forced) : bf16_packed_chunks(batch, hk, k.NB, forced);
 }
-// The balanced plan's CTAs a K head for a packed grid (0: the chunk plan): every slot of the
-// one-wave plans (fp8 always, bf16 with IXO_BF16_PACKED_WAVE).
+// The balanced plan's (or the claim grid's) CTAs a K head for a packed grid (0: the chunk plan):
+// every slot of the one-wave plans (fp8 always, bf16 with IXO_BF16_PACKED_WAVE).
 IXO_HD std::int64_t packed_balanced_ctas(const IndexConfig& k, std::int64_t batch, std::int64_t hk) {
   const bool fp8_k = fp8_k_code(k.k_code);
   if (!fp8_k && !IXO_BF16_PACKED_WAVE) return 0;
@@ -280,6 +305,7 @@ IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chun
   p.batch = packed_batch(k.R, p.pack);
   p.chunks = native_chunks(k, p.pack, p.batch, p.hk, forced_chunks);
   if (IXO_PACKED_BALANCED && p.pack > 1 && forced_chunks <= 0) p.span_ctas = packed_balanced_ctas(k, p.batch, p.hk);
+  if (IXO_PACKED_CLAIMS && p.pack > 1 && forced_chunks <= 0) p.claim_ctas = packed_balanced_ctas(k, p.batch, p.hk);
   return p;
 }
 

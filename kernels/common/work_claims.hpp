@@ -5,8 +5,9 @@
 // handed out one at a time) predicts bf16 16 x 131072 126.4 us against 129.4 for the balanced
 // static plan and 132.1 measured for the chunk plan.
 //
-// The protocol, one packed tile of nb blocks scored by the `ctas` CTAs of its program (the
-// chunk plan's grid: KV chunk c is the program's CTA c) and their W = ctas * kScoreWarps warps:
+// The protocol, one packed tile of nb blocks scored by the `ctas` CTAs of its program (the claim
+// grid, plans.hpp claim_part: every slot of the one-wave plan; or the chunk plan's chunks when a
+// chunk count is forced) and their W = ctas * kScoreWarps warps:
 //   - warp w = cta * kScoreWarps + warp takes ticket w first (no atomic: the start chain is the
 //     chunk plan's), then tickets W + counter[0]++ (one atomic a block); ticket t is block t;
 //   - a warp whose ticket is >= nb stops, and counts itself in counter[1]; the warp that counts
@@ -24,10 +25,6 @@
 
 #include "indexer_common.hpp"
 #include "plans.hpp"
-
-#ifndef IXO_PACKED_CLAIMS
-#define IXO_PACKED_CLAIMS 0  // 1 after its A/B on the H200 (docs/experiments/start-chain-ab.sh, variant C)
-#endif
 
 namespace ixo::common {
 

@@ -146,7 +146,7 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const int kvh = static_cast<int>(program % p.hk);
   const std::int64_t gc = program / p.hk;
   for (int i = 0; i < cm::cta_parts(gc, p.batch, p.span_ctas); ++i) {  // a chunk, or one or two balanced spans
-    const cm::CtaPart part = cm::cta_part(gc, p.batch, p.chunks, p.span_ctas, i);
+    const cm::CtaPart part = cm::cta_part(gc, p.batch, p.chunks, p.span_ctas, i, p.claim_ctas);
     const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), part.program, c.R, p.pack, a.mutant);
     for (int t = 0; t < pt.count; ++t)
       run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, part.work, kvh, w);

@@ -339,6 +339,10 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     if (kPacked && p.span_ctas > 0)  // the balanced plan: the CTA's first span's program
       pc0.program = cm::cta_span(blockIdx.x, row_programs(p), p.span_ctas, 0).program;
 #endif
+#if IXO_PACKED_CLAIMS
+    if (kPacked && p.claim_ctas > 0)  // the claim grid: the CTA's program
+      pc0.program = cm::claim_part(blockIdx.x, row_programs(p), p.claim_ctas).program;
+#endif
     const cm::ProgramRows pr0 =
         kPacked ? cm::program_rows_of(pc0.program, p.whole, p.pack) : cm::ProgramRows{pc0.program, 1};
     prefetch_tile_inputs<D>(p, pr0.first, pr0.rows, blockIdx.y);
@@ -357,32 +361,35 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     const std::int64_t r = pc.program;
     score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), c, kvh, lut);
   } else {
-#if IXO_PACKED_BALANCED
-    // The chunk plan's one program, or the balanced plan's spans of one or two programs, one
-    // after the other (CTA-uniform); one call site of each tile function, so one inlined copy.
+#if IXO_PACKED_BALANCED || IXO_PACKED_CLAIMS
+    // The chunk plan's one program, the balanced plan's spans of one or two programs, one
+    // after the other (CTA-uniform), or the claim grid's program; one call site of each tile
+    // function (but claims'), so one inlined copy.
     const std::int64_t batch = row_programs(p);
-    const int parts = cm::cta_parts(blockIdx.x, batch, p.span_ctas);
+    const int parts = cm::cta_parts(blockIdx.x, batch, span_ctas_of(p));
     for (int i = 0; i < parts; ++i) {
       if (i > 0) __syncthreads();  // the previous span's split partials have been read
-      const cm::CtaPart part = cm::cta_part(blockIdx.x, batch, p.chunks, p.span_ctas, i);
+      const cm::CtaPart part = cm::cta_part(blockIdx.x, batch, p.chunks, span_ctas_of(p), i, claim_ctas_of(p));
       const cm::ProgramRows pr = cm::program_rows_of(part.program, p.whole, p.pack);
       const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
-      if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack))
+      if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {
+#if IXO_PACKED_CLAIMS
+        if (p.counters != nullptr) {  // the program's CTAs take its blocks by work claims
+          const cm::ClaimWork w{part.work.chunk, part.work.chunks,
+                                p.counters + cm::claim_counter_offset(part.program, kvh, batch)};
+          score_mma_tile<D, KC>(p, pr.first, p.pack, g, w, kvh, lut);
+          continue;
+        }
+#endif
         score_mma_tile<D, KC>(p, pr.first, p.pack, g, part.work, kvh, lut);
-      else
+      } else {
         score_mma_rows<D, KC>(p, pr.first, pr.rows, part.work, kvh, lut);
+      }
     }
 #else
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
-#if IXO_PACKED_CLAIMS
-      if (p.counters != nullptr) {  // the program's chunks CTAs take its blocks by work claims
-        const cm::ClaimWork w{c, p.chunks, p.counters + cm::claim_counter_offset(pc.program, kvh, row_programs(p))};
-        score_mma_tile<D, KC>(p, pr.first, p.pack, g, w, kvh, lut);
-        return;
-      }
-#endif
       score_mma_tile<D, KC>(p, pr.first, p.pack, g, c, kvh, lut);
       return;
     }
@@ -442,14 +449,16 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
   const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
   const int c = pc.chunk;
   const int kvh = blockIdx.y;
-#if IXO_PACKED_BALANCED
-  // As score_mma_kernel: the chunk plan's program, or the balanced plan's one or two spans.
-  // The chunk plan keeps program_chunk's CTA order (per-row: chunk-major).
+#if IXO_PACKED_BALANCED || IXO_PACKED_CLAIMS
+  // As score_mma_kernel: the chunk plan's program, the balanced plan's one or two spans, or the
+  // claim grid's program (static chunks: the scalar path takes no claims). The chunk plan keeps
+  // program_chunk's CTA order (per-row: chunk-major).
   const std::int64_t batch = row_programs(p);
-  const int parts = cm::cta_parts(blockIdx.x, batch, p.span_ctas);
+  const int parts = cm::cta_parts(blockIdx.x, batch, span_ctas_of(p));
   for (int i = 0; i < parts; ++i) {
-    const cm::CtaPart part = p.span_ctas > 0 ? cm::cta_part(blockIdx.x, batch, p.chunks, p.span_ctas, i)
-                                             : cm::CtaPart{pc.program, cm::TileWork{c, p.chunks, cm::ProgramSpan{}, 0}};
+    const cm::CtaPart part = span_ctas_of(p) > 0 || claim_ctas_of(p) > 0
+                                 ? cm::cta_part(blockIdx.x, batch, p.chunks, span_ctas_of(p), i, claim_ctas_of(p))
+                                 : cm::CtaPart{pc.program, cm::TileWork{c, p.chunks, cm::ProgramSpan{}, 0}};
     const cm::ProgramTiles pt = cm::program_tiles(p.slot, part.program, p.R, p.pack);
     for (int t = 0; t < pt.count; ++t) {
       if (i > 0 || t > 0) __syncthreads();  // the previous tile's shared memory is no longer read

@@ -29,6 +29,7 @@ detail::ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan)
 #endif
 #if IXO_PACKED_CLAIMS
   p.counters = plan.pack > 1 ? a.work_counters : nullptr;  // work claims: the packed plan only
+  p.claim_ctas = plan.claim_ctas;
 #endif
   return p;
 }

@@ -12,7 +12,10 @@
 //     writes block b of that range only when b < its own nb;
 //   - the balanced packed plan (IXO_PACKED_BALANCED, span_ctas > 0): grid x = span_ctas, CTA x
 //     covers the spans common::cta_part(x, batch, chunks, span_ctas, i) of one or two programs, a tile's
-//     blocks common::span_blocks of its nb.
+//     blocks common::span_blocks of its nb;
+//   - the claim grid (IXO_PACKED_CLAIMS, claim_ctas > 0): grid x = claim_ctas, CTA x is CTA i of the
+//     c of its program (common::claim_part); here, as in the twin, it scores KV chunk i of c (the
+//     CUDA packed tile takes the same blocks by work claims, one outcome of which this is).
 // tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
 // score_grid() here; the CPU test tests/graph/test_graph_plan.cpp checks that the plan for
 // maximum shapes covers every (row, head, block) of any smaller batch exactly once.
@@ -65,7 +68,7 @@ inline int program_tiles(const IndexArgs& a, const ScoreGrid& g, const std::int6
                          const std::int64_t* seq_lens, std::int64_t x, TileBlocks* out) {
   int n = 0;
   for (int i = 0; i < common::cta_parts(x, g.batch, g.span_ctas); ++i) {  // a chunk, or one or two balanced spans
-    const common::CtaPart part = common::cta_part(x, g.batch, g.chunks, g.span_ctas, i);
+    const common::CtaPart part = common::cta_part(x, g.batch, g.chunks, g.span_ctas, i, g.claim_ctas);
     const common::ProgramTiles pt = common::program_tiles(slot_ids, part.program, a.R, g.pack);
     for (int t = 0; t < pt.count; ++t) {
       TileBlocks& tb = out[n++];

@@ -29,10 +29,26 @@ struct ScoreParams : cm::IndexConfig {
   std::int64_t span_ctas;  // > 0: the balanced packed plan (common::cta_part), grid x = span_ctas
 #endif
 #if IXO_PACKED_CLAIMS
-  std::int32_t* counters;  // packed plan: IndexArgs::work_counters (nullptr: the chunk plan)
+  std::int32_t* counters;   // packed plan: IndexArgs::work_counters (nullptr: static chunks, no claims)
+  std::int64_t claim_ctas;  // > 0: the claim grid (common::claim_part), grid x = claim_ctas
 #endif
 };
-static_assert(!(IXO_PACKED_BALANCED && IXO_PACKED_CLAIMS), "work claims run on the chunk plan's grid");
+
+// The balanced plan's and the claim grid's CTAs a K head (0: not that plan), whatever the knobs.
+__device__ __forceinline__ std::int64_t span_ctas_of(const ScoreParams& p) {
+#if IXO_PACKED_BALANCED
+  return p.span_ctas;
+#else
+  return (void)p, 0;
+#endif
+}
+__device__ __forceinline__ std::int64_t claim_ctas_of(const ScoreParams& p) {
+#if IXO_PACKED_CLAIMS
+  return p.claim_ctas;
+#else
+  return (void)p, 0;
+#endif
+}
 
 // The blocks [*b0, *b1) a tile of nb blocks scores: KV chunk c of the chunk plan, or a
 // balanced plan's work (common::TileWork; IXO_PACKED_BALANCED).

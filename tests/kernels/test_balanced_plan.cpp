@@ -186,7 +186,7 @@ TEST(BalancedPlan, CtasAndThePlan) {
   k.packed_queries = 4;
   k.k_code = cm::kE4m3fn;
   EXPECT_EQ(cm::native_plan(k, true).span_ctas, IXO_PACKED_BALANCED ? 396 : 0);
-  EXPECT_EQ(cm::native_plan(k, true).grid_x(), IXO_PACKED_BALANCED ? 396 : 16 * 24);
+  EXPECT_EQ(cm::native_plan(k, true).grid_x(), IXO_PACKED_BALANCED || IXO_PACKED_CLAIMS ? 396 : 16 * 24);
   EXPECT_EQ(cm::native_plan(k, true, 5).span_ctas, 0);  // a forced chunk count keeps the chunk plan
   EXPECT_EQ(cm::native_plan(k, false).span_ctas, 0);    // per-row
   k.k_code = cm::kBf16;

@@ -12,6 +12,11 @@
 // static tickets) each fail HandWorkedTickets, EveryBlockOnceBackToBack and ManyInterleavings;
 // the end-of-tile count skipped by the warps that took no block (as if the kernel returned
 // early for them): EveryBlockOnceBackToBack (the counters never reset, from its nb 1 row on).
+// The claim grid (claim_part), in a build with -DIXO_PACKED_CLAIMS=1 -DIXO_BF16_PACKED_WAVE=1: a
+// program's first CTA rounded down instead of up: ClaimGridWalksThePrograms, ClaimGridHandWorked and
+// two tiling edges (threshold_packed_wave_groups133 / 199); one CTA too many counted a program (its
+// chunks spread over a CTA that is not there): 134 tests of test_kernels_cpu (the twin's testbed:
+// unscored cells) and test_graph_plan's MaxShapePlanCoversSmallerBatchesPacked.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -154,4 +159,68 @@ TEST(WorkClaims, CounterOffsetsDistinctAndInside) {
       }
     }
   }
+}
+
+// The claim grid (plans.hpp claim_part: every slot of the one-wave plan over P programs),
+// checked against what it must be rather than its formula: CTAs 0..G-1 walk the programs in
+// order, each program's CTAs numbered 0..c-1 with c the same for all of them, every program
+// holding floor(G / P) or ceil(G / P) CTAs.
+TEST(WorkClaims, ClaimGridWalksThePrograms) {
+  for (std::int64_t P = 1; P <= 40; ++P) {
+    for (std::int64_t G = P; G <= 3 * P + 7; ++G) {
+      std::int64_t program = 0, i = 0, count = 0;
+      std::vector<std::int64_t> ctas(static_cast<std::size_t>(P), 0);
+      for (std::int64_t x = 0; x < G; ++x) {
+        const cm::CtaPart part = cm::claim_part(x, P, G);
+        if (x > 0 && part.program != program) {
+          ASSERT_EQ(part.program, program + 1) << "P " << P << " G " << G << " x " << x;
+          program = part.program;
+          i = 0;
+        }
+        ASSERT_EQ(part.program, program) << "P " << P << " G " << G << " x " << x;
+        ASSERT_EQ(part.work.chunk, i++) << "P " << P << " G " << G << " x " << x;
+        ASSERT_EQ(part.work.span_ctas, 0);  // static chunks, not balanced spans
+        ++ctas[static_cast<std::size_t>(program)];
+        ++count;
+      }
+      ASSERT_EQ(program, P - 1) << "P " << P << " G " << G << ": a program without CTAs";
+      for (std::int64_t x = 0; x < G; ++x) {
+        const cm::CtaPart part = cm::claim_part(x, P, G);
+        ASSERT_EQ(part.work.chunks, ctas[static_cast<std::size_t>(part.program)]) << "P " << P << " G " << G;
+        ASSERT_TRUE(part.work.chunks == G / P || part.work.chunks == (G + P - 1) / P) << "P " << P << " G " << G;
+      }
+      ASSERT_EQ(count, G);
+    }
+  }
+}
+
+// 16 x 131072 worked by hand: 264 bf16 slots over 16 programs = 16.5 a program: program g starts
+// at ceil(16.5 g): 0, 17, 33, 50, ... (17, 16, 17, 16 CTAs); 396 e4m3fn slots = 24.75: 0, 25, 50,
+// 75, 99 (25, 25, 25, 24). The plan takes the claim grid only with the knob (and, for bf16, the
+// one-wave plan), never for a forced chunk count or per-row.
+TEST(WorkClaims, ClaimGridHandWorked) {
+  EXPECT_EQ(cm::claim_part(16, 16, 264).program, 0);
+  EXPECT_EQ(cm::claim_part(16, 16, 264).work.chunks, 17);
+  EXPECT_EQ(cm::claim_part(17, 16, 264).program, 1);
+  EXPECT_EQ(cm::claim_part(17, 16, 264).work.chunk, 0);
+  EXPECT_EQ(cm::claim_part(32, 16, 264).work.chunk, 15);
+  EXPECT_EQ(cm::claim_part(33, 16, 264).program, 2);
+  EXPECT_EQ(cm::claim_part(263, 16, 264).program, 15);
+  EXPECT_EQ(cm::claim_part(263, 16, 264).work.chunk, 15);  // program 15 starts at ceil(247.5) = 248
+  EXPECT_EQ(cm::claim_part(74, 16, 396).program, 2);
+  EXPECT_EQ(cm::claim_part(75, 16, 396).program, 3);
+  EXPECT_EQ(cm::claim_part(98, 16, 396).work.chunks, 24);
+  EXPECT_EQ(cm::claim_part(99, 16, 396).program, 4);
+  cm::IndexConfig k;  // 16 requests x 4 draft rows of 131072 tokens, bs 128, P 4
+  k.R = 64;
+  k.NB = 1025;
+  k.packed_queries = 4;
+  k.k_code = cm::kE4m3fn;
+  EXPECT_EQ(cm::native_plan(k, true).claim_ctas, IXO_PACKED_CLAIMS ? 396 : 0);
+  EXPECT_EQ(cm::native_plan(k, true, 5).claim_ctas, 0);
+  EXPECT_EQ(cm::native_plan(k, false).claim_ctas, 0);
+  k.k_code = cm::kBf16;
+  EXPECT_EQ(cm::native_plan(k, true).claim_ctas, IXO_PACKED_CLAIMS && IXO_BF16_PACKED_WAVE ? 264 : 0);
+  EXPECT_EQ(cm::native_plan(k, true).grid_x(),
+            IXO_BF16_PACKED_WAVE ? (IXO_PACKED_CLAIMS || IXO_PACKED_BALANCED ? 264 : 16 * 16) : 16 * 64);
 }
