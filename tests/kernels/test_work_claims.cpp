@@ -196,8 +196,7 @@ TEST(WorkClaims, ClaimGridWalksThePrograms) {
 
 // 16 x 131072 worked by hand: 264 bf16 slots over 16 programs = 16.5 a program: program g starts
 // at ceil(16.5 g): 0, 17, 33, 50, ... (17, 16, 17, 16 CTAs); 396 e4m3fn slots = 24.75: 0, 25, 50,
-// 75, 99 (25, 25, 25, 24). The plan takes the claim grid only with the knob (and, for bf16, the
-// one-wave plan), never for a forced chunk count or per-row.
+// 75, 99 (25, 25, 25, 24). Whether the plan takes it: BalancedPlan.CtasAndThePlan.
 TEST(WorkClaims, ClaimGridHandWorked) {
   EXPECT_EQ(cm::claim_part(16, 16, 264).program, 0);
   EXPECT_EQ(cm::claim_part(16, 16, 264).work.chunks, 17);
@@ -211,16 +210,4 @@ TEST(WorkClaims, ClaimGridHandWorked) {
   EXPECT_EQ(cm::claim_part(75, 16, 396).program, 3);
   EXPECT_EQ(cm::claim_part(98, 16, 396).work.chunks, 24);
   EXPECT_EQ(cm::claim_part(99, 16, 396).program, 4);
-  cm::IndexConfig k;  // 16 requests x 4 draft rows of 131072 tokens, bs 128, P 4
-  k.R = 64;
-  k.NB = 1025;
-  k.packed_queries = 4;
-  k.k_code = cm::kE4m3fn;
-  EXPECT_EQ(cm::native_plan(k, true).claim_ctas, IXO_PACKED_CLAIMS ? 396 : 0);
-  EXPECT_EQ(cm::native_plan(k, true, 5).claim_ctas, 0);
-  EXPECT_EQ(cm::native_plan(k, false).claim_ctas, 0);
-  k.k_code = cm::kBf16;
-  EXPECT_EQ(cm::native_plan(k, true).claim_ctas, IXO_PACKED_CLAIMS && IXO_BF16_PACKED_WAVE ? 264 : 0);
-  EXPECT_EQ(cm::native_plan(k, true).grid_x(),
-            IXO_BF16_PACKED_WAVE ? (IXO_PACKED_CLAIMS || IXO_PACKED_BALANCED ? 264 : 16 * 16) : 16 * 64);
 }
