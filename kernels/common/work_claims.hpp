@@ -9,7 +9,9 @@
 // grid, plans.hpp claim_part: every slot of the one-wave plan; or the chunk plan's chunks when a
 // chunk count is forced) and their W = ctas * kScoreWarps warps:
 //   - warp w = cta * kScoreWarps + warp takes ticket w first (no atomic: the start chain is the
-//     chunk plan's), then tickets W + counter[0]++ (one atomic a block); ticket t is block t;
+//     chunk plan's), then tickets W + counter[0]++ (one atomic a block); ticket t is block t; the
+//     kernel takes each dynamic ticket as soon as the warp's previous claim succeeded (its value
+//     is read a block later), so a warp takes as many tickets as when it takes them on demand;
 //   - a warp whose ticket is >= nb stops, and counts itself in counter[1]; the warp that counts
 //     the W-th resets both counters to 0, so the next launch (stream order, a graph replay)
 //     finds them zeroed without a reset node. Each warp's last ticket precedes its count (a
@@ -41,8 +43,9 @@ struct ClaimState {
 };
 IXO_HD ClaimState claim_start() { return ClaimState{0, false}; }
 IXO_HD int claim_warps(const ClaimWork& w) { return w.ctas * kScoreWarps; }
-// The next block of warp `warp` of CTA w.cta (-1: none left). take() adds 1 to counter[0]
-// and returns its old value; it is called for every ticket after the first.
+// The next block of warp `warp` of CTA w.cta (-1: none left). take() gives the old value of
+// counter[0] of the warp's next dynamic ticket (the kernel's, added after its previous success);
+// it is called for every ticket after the first.
 template <class Take>
 IXO_HD std::int64_t claim_block(const ClaimWork& w, int warp, std::int64_t nb, ClaimState& s, Take&& take) {
   if (s.exhausted) return -1;

@@ -143,16 +143,16 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // Claims: the block of the warp's unit u, its tickets taken up to u first (warp-uniform; a
   // lane holds the blocks of the units u % 32 == lane: the cursors are at most a few units
   // apart); -1 when the tile's blocks ran out first, and total is then the warp's sub-tiles.
+  // The next ticket is taken as soon as a block is claimed (lane 0's atomicAdd, its value read
+  // at the next claim, a block later: the atomic's round trip never stalls the warp).
   cm::ClaimState claims = cm::claim_start();
-  std::int32_t lane_claim = 0;
+  std::int32_t lane_claim = 0, ticket_ahead = 0;
   auto unit_block = [&](std::int64_t u) -> std::int64_t {
     if constexpr (kClaims) {
       while (claims.claimed <= u && !claims.exhausted) {
-        const std::int64_t b = cm::claim_block(work, warp, b1, claims, [&] {
-          std::int32_t t = 0;
-          if (lane == 0) t = atomicAdd(work.counter, 1);
-          return __shfl_sync(0xffffffffu, t, 0);
-        });
+        const std::int64_t b =
+            cm::claim_block(work, warp, b1, claims, [&] { return __shfl_sync(0xffffffffu, ticket_ahead, 0); });
+        if (b >= 0 && lane == 0) ticket_ahead = atomicAdd(work.counter, 1);  // the next ticket, a block ahead
         if (b >= 0 && lane == ((claims.claimed - 1) & 31)) lane_claim = static_cast<std::int32_t>(b);
         if (claims.exhausted) total = claims.claimed * nsub;
       }

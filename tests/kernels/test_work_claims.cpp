@@ -47,9 +47,11 @@ std::vector<int> launch(Counters& ctr, int ctas, std::int64_t nb, unsigned seed)
         std::mt19937 rng(seed * 7919u + static_cast<unsigned>(cta * cm::kScoreWarps + warp));
         const cm::ClaimWork w{cta, ctas, nullptr};
         cm::ClaimState s = cm::claim_start();
-        for (;;) {
-          const std::int64_t b = cm::claim_block(w, warp, nb, s, [&] { return ctr.taken.fetch_add(1); });
+        std::int32_t ticket_ahead = 0;
+        for (;;) {  // as the kernel: the next ticket taken right after a successful claim
+          const std::int64_t b = cm::claim_block(w, warp, nb, s, [&] { return ticket_ahead; });
           if (b < 0) break;
+          ticket_ahead = ctr.taken.fetch_add(1);
           hits[static_cast<std::size_t>(b)].fetch_add(1);
           if (rng() % 3 == 0) std::this_thread::yield();  // a slow warp now and then
         }
