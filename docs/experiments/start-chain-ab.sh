@@ -10,6 +10,7 @@
 # then C's and S's GPU tests (test_kernels_cpu's testbed judges the variant's CUDA backends; test_gpu;
 # test_gpu_graph, whose replays check the work counters come back zeroed), and N's when S's fail.
 #   bash docs/experiments/start-chain-ab.sh      (device tool, carry .deps; writes $OUT)
+#   PHASE=tests bash docs/experiments/start-chain-ab.sh   (the GPU tests alone, e.g. in a second call)
 # Flip a knob's default only where its rows win here and N's tests pass (docs/NOTES.md, session 17).
 cd "$(dirname "$0")/../.."
 R="${OUT:?}"; s=$R/summary.log; t0=$SECONDS; note() { echo "== $* ($((SECONDS - t0)) s)" | tee -a $s; }
@@ -20,12 +21,25 @@ conf() {  # SRC BUILD FLAGS NAME TARGETS
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
     -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
     -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$3" "-DCMAKE_CXX_FLAGS=$3" > /tmp/conf-$4.log 2>&1 &&
-    cmake --build "$2" -j3 --target $5 > /tmp/build-$4.log 2>&1
+    { [[ -z "$5" ]] || cmake --build "$2" -j3 --target $5 > /tmp/build-$4.log 2>&1; }
   echo "build $4 rc=$?" >> $s
 }
+tests() {  # VARIANT: its test_kernels_cpu (the testbed on its CUDA backends), test_gpu, test_gpu_graph
+  cmake --build /tmp/$1 -j16 --target test_kernels_cpu test_gpu test_gpu_graph > /tmp/build-$1tests.log 2>&1
+  note "$1 tests build rc=$?"; local bad=0 t rc
+  for t in kernels/test_kernels_cpu gpu/test_gpu gpu/test_gpu_graph; do
+    /tmp/$1/tests/$t --gtest_brief=1 > $R/$1-${t##*/}.log 2>&1; rc=$?; note "$1 ${t##*/} rc=$rc"; bad=$((bad | rc)); done
+  return $bad
+}
+W="-DIXO_BF16_PACKED_WAVE=1"; ON="$W -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1"
+if [[ "${PHASE:-all}" == tests ]]; then  # the tests alone (a second call when the first ran out of time)
+  for v in C S N; do [[ -f /tmp/$v/build.ninja ]] || case $v in
+    C) conf . /tmp/C "$ON -DIXO_PACKED_CLAIMS=1" C "" ;; S) conf . /tmp/S "$ON -DIXO_PACKED_BALANCED=1" S "" ;;
+    N) conf . /tmp/N "$ON" N "" ;; esac; done
+  tests C; tests S || tests N; exit 0
+fi
 rm -rf /tmp/lsrc; mkdir -p /tmp/lsrc; tar --exclude=./.deps --exclude="./build*" -cf - . | tar -x -C /tmp/lsrc
 (cd /tmp/lsrc && patch -p1 < "$OLDPWD/docs/experiments/cta-timeline.patch") > /tmp/patch.log 2>&1; echo "patch rc=$?" >> $s
-W="-DIXO_BF16_PACKED_WAVE=1"; ON="$W -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1"
 T="bench_gpu_index_step bench_gpu_latency"
 conf . /tmp/O "" O "$T" & conf . /tmp/W "$W" W "$T" & conf . /tmp/N "$ON" N "$T" &
 conf . /tmp/P "$W -DIXO_START_PREFETCH=1" P bench_gpu_index_step & conf . /tmp/B "$W -DIXO_START_BATCHED_ENTRIES=1" B bench_gpu_index_step &
@@ -46,12 +60,6 @@ for r in O C S N W O2 C2 S2 N2; do d=/tmp/${r:0:1}
   [[ $((SECONDS - t0)) -gt 420 ]] && { note "time guard: latency stopped before $r"; break; }
   $d/bench/gpu/bench_gpu_latency --reps 50 --out /tmp/lat-$r.md > /tmp/lat-$r.log 2>&1; note "latency $r rc=$?"; done
 tar -czf $R/tables.tgz -C /tmp $(cd /tmp && ls st-*.md lat-*.md 2>/dev/null)
-# The tests last (the benches' numbers come back even if this outlasts the call: rerun it alone then)
-tests() {  # VARIANT: its test_kernels_cpu (the testbed on its CUDA backends), test_gpu, test_gpu_graph
-  cmake --build /tmp/$1 -j16 --target test_kernels_cpu test_gpu test_gpu_graph > /tmp/build-$1tests.log 2>&1
-  note "$1 tests build rc=$?"; local bad=0 t rc
-  for t in kernels/test_kernels_cpu gpu/test_gpu gpu/test_gpu_graph; do
-    /tmp/$1/tests/$t --gtest_brief=1 > $R/$1-${t##*/}.log 2>&1; rc=$?; note "$1 ${t##*/} rc=$rc"; bad=$((bad | rc)); done
-  return $bad
-}
+# The tests last (the benches' numbers come back even if this outlasts the call: then run
+# `PHASE=tests bash docs/experiments/start-chain-ab.sh` alone)
 tests C; tests S || tests N
