@@ -45,6 +45,9 @@ struct WorkCounters {
   DevBuf<std::int32_t> b;
   WorkCounters(std::int64_t R, std::int64_t Hk) : b(work_counter_bytes(R, Hk) / sizeof(std::int32_t)) {
     check(cudaMemset(b.p, 0, b.n * sizeof(std::int32_t)), "cuda", "cudaMemset (work counters)");
+    // Zeroed before any launch, whatever its stream (a non-blocking stream is not ordered after
+    // the legacy stream's memset).
+    check(cudaDeviceSynchronize(), "cuda", "synchronize (work counters)");
   }
   bool fits(std::int64_t R, std::int64_t Hk) const { return work_counter_bytes(R, Hk) <= b.n * sizeof(std::int32_t); }
   bool zeroed() const {

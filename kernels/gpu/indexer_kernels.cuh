@@ -80,6 +80,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // them, its sub-tile count is known once they run out (total, below).
   constexpr bool kClaims = std::is_same<Work, cm::ClaimWork>::value;
   constexpr std::int64_t kUnbounded = INT64_MAX / 16;
+  // A lane keeps the block of one unit in 32 (lane_claim): the cursors' window, kNS - 1 + kSlotAhead
+  // sub-tiles (each at most one unit), must stay under 32 units.
+  static_assert(!kClaims || kNS - 1 + kSlotAhead < 32, "work claims' lane ring is 32 units");
 
   const std::int64_t Lg = g.Lg, sid = g.sid;
   if (Lg <= 0 || sid < 0) return;
@@ -290,6 +293,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     if (lane == 0) {
       __threadfence();  // this warp's last ticket before its count
       if (cm::claim_resets(work, atomicAdd(work.counter + 1, 1))) {
+        __threadfence();  // every other warp's last ticket (before its count) before the reset
         atomicExch(work.counter, 0);
         atomicExch(work.counter + 1, 0);
       }

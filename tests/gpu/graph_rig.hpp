@@ -98,6 +98,7 @@ struct Rig {
     args.topk_idx = topk.p;
     ck(cudaMemset(counters.p, 0, counters.n * sizeof(std::int32_t)), "zero work counters");
     ck(cudaMemset(e_counters.p, 0, e_counters.n * sizeof(std::int32_t)), "zero work counters");
+    ck(cudaDeviceSynchronize(), "zero work counters");  // before the non-blocking stream's first launch
     args.work_counters = counters.p;
     args.mutant = test_mutant();  // a mutation ctest's injected mutant (gpu_test_util.hpp), else 0
     eager_args = args;
