@@ -8,7 +8,8 @@
 # Step bench O W N P B S C twice, O's per-row column at 4 / 8 / 12 chunks, latency suite O C S N W O C S N,
 # CTA timelines of N, O and C (cta-timeline.patch),
 # then C's and S's GPU tests (test_kernels_cpu's testbed judges the variant's CUDA backends; test_gpu;
-# test_gpu_graph, whose replays check the work counters come back zeroed), and N's when S's fail.
+# test_gpu_graph, whose replays check the work counters come back zeroed), and N's when S's fail;
+# C's kernel-matrix cases and graph replays also under compute-sanitizer memcheck and racecheck.
 #   bash docs/experiments/start-chain-ab.sh      (device tool, carry .deps; writes $OUT)
 #   PHASE=tests bash docs/experiments/start-chain-ab.sh   (the GPU tests alone, e.g. in a second call)
 # Flip a knob's default only where its rows win here and N's tests pass (docs/NOTES.md, session 17).
@@ -31,12 +32,19 @@ tests() {  # VARIANT: its test_kernels_cpu (the testbed on its CUDA backends), t
     /tmp/$1/tests/$t --gtest_brief=1 > $R/$1-${t##*/}.log 2>&1; rc=$?; note "$1 ${t##*/} rc=$rc"; bad=$((bad | rc)); done
   return $bad
 }
+san() {  # VARIANT TOOL: compute-sanitizer on a few kernel-matrix cases (every backend) and the graph replays
+  local m='Kernels/KernelMatrix.EveryBackend' rc
+  timeout 200 compute-sanitizer --tool $2 --error-exitcode 7 /tmp/$1/tests/kernels/test_kernels_cpu \
+    --gtest_filter="$m/exact_*:$m/dtype_*:$m/gqa_8_1_p4:$m/padding_inactive_lse_e4m3fn" --gtest_brief=1 > $R/$1-san-$2.log 2>&1
+  rc=$?; timeout 200 compute-sanitizer --tool $2 --error-exitcode 7 /tmp/$1/tests/gpu/test_gpu_graph --gtest_brief=1 >> $R/$1-san-$2.log 2>&1
+  note "$1 compute-sanitizer $2 rc=$rc/$?"
+}
 W="-DIXO_BF16_PACKED_WAVE=1"; ON="$W -DIXO_START_PREFETCH=1 -DIXO_START_BATCHED_ENTRIES=1"
 if [[ "${PHASE:-all}" == tests ]]; then  # the tests alone (a second call when the first ran out of time)
   for v in C S N; do [[ -f /tmp/$v/build.ninja ]] || case $v in
     C) conf . /tmp/C "$ON -DIXO_PACKED_CLAIMS=1" C "" ;; S) conf . /tmp/S "$ON -DIXO_PACKED_BALANCED=1" S "" ;;
     N) conf . /tmp/N "$ON" N "" ;; esac; done
-  tests C; tests S || tests N; exit 0
+  tests C; san C memcheck; tests S || tests N; san C racecheck; exit 0
 fi
 rm -rf /tmp/lsrc; mkdir -p /tmp/lsrc; tar --exclude=./.deps --exclude="./build*" -cf - . | tar -x -C /tmp/lsrc
 (cd /tmp/lsrc && patch -p1 < "$OLDPWD/docs/experiments/cta-timeline.patch") > /tmp/patch.log 2>&1; echo "patch rc=$?" >> $s
@@ -62,4 +70,4 @@ for r in O C S N W O2 C2 S2 N2; do d=/tmp/${r:0:1}
 tar -czf $R/tables.tgz -C /tmp $(cd /tmp && ls st-*.md lat-*.md 2>/dev/null)
 # The tests last (the benches' numbers come back even if this outlasts the call: then run
 # `PHASE=tests bash docs/experiments/start-chain-ab.sh` alone)
-tests C; tests S || tests N
+tests C; san C memcheck; tests S || tests N; san C racecheck
