@@ -15,8 +15,8 @@ struct CellPlace {
   std::int64_t cta_x = -1;    // score grid x (blockIdx.x); grid y is kv_head
   std::int64_t program = -1;  // row-axis program (a packed group, a trailing row, or one row)
   int kv_head = -1;
-  int chunk =
-      -1;  // KV chunk of the program, of plan.chunks (balanced plan: the CTA's span, 0 or 1; claim grid: of chunks)
+  // KV chunk of the program, of plan.chunks (balanced plan: the CTA's span, 0 or 1; claim grid: of chunks)
+  int chunk = -1;
   int chunks = 0;                           // claim grid: the program's CTAs (its KV chunks, statically)
   std::int64_t chunk_b0 = 0, chunk_b1 = 0;  // the chunk's blocks [b0, b1) of its tile's length
   std::int64_t tile_first = -1;             // the tile's rows [tile_first, tile_first + tile_pack)

@@ -1,9 +1,9 @@
 // Work claims of the packed score kernel (IXO_PACKED_CLAIMS=1; default 0: not yet measured on
 // the H200). docs/performance.md "Session 19": a one-wave launch loses its last ~5.7 us (bf16)
 // / ~4.2 us (fp8) to rate differences between SMs and between the CTAs of one SM, which no
-// static plan removes; a simulation from session 17's CTA timelines (per-SM rates, blocks
-// handed out one at a time) predicts bf16 16 x 131072 126.4 us against 129.4 for the balanced
-// static plan and 132.1 measured for the chunk plan.
+// static plan removes; a simulation from session 17's CTA timelines (docs/experiments/tail_sim.py:
+// per-SM rates, blocks handed out one at a time on every slot) predicts for the 16 x 131072 launch
+// bf16 the read bound (126.9 us; measured 132.1 on the chunk plan) and e4m3fn 73.8 us (79.6).
 //
 // The protocol, one packed tile of nb blocks scored by the `ctas` CTAs of its program (the claim
 // grid, plans.hpp claim_part: every slot of the one-wave plan; or the chunk plan's chunks when a

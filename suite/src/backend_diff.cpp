@@ -6,7 +6,6 @@
 
 #include "case_config.hpp"
 #include "common/cell_plan.hpp"
-#include "common/work_claims.hpp"  // IXO_PACKED_CLAIMS
 
 namespace ixo {
 namespace {

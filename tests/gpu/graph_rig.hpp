@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/case_inputs.hpp"
 #include "gpu/index_args.hpp"
 #include "gpu_test_util.hpp"
 #include "gpu/indexer_launch.hpp"
@@ -68,7 +69,7 @@ struct Rig {
   DevBuf<std::int64_t> slots, lens;
   DevBuf<float> scores, e_scores;
   DevBuf<std::int32_t> topk, e_topk;
-  DevBuf<std::int32_t> counters, e_counters;  // work claims (IndexArgs::work_counters): zeroed once
+  gpu::WorkCounters counters, e_counters;  // work claims (IndexArgs::work_counters): zeroed once
   gpu::IndexArgs args, eager_args;
   cudaStream_t st = nullptr;
   cudaGraph_t graph = nullptr;
@@ -86,8 +87,8 @@ struct Rig {
         e_scores(scores.n),
         topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk)),
         e_topk(topk.n),
-        counters(gpu::work_counter_bytes(c.R, c.Hk) / sizeof(std::int32_t)),
-        e_counters(counters.n) {
+        counters(c.R, c.Hk),
+        e_counters(c.R, c.Hk) {
     args = args_for(c);
     args.q = q.p;
     args.k_cache = k.p;
@@ -96,15 +97,12 @@ struct Rig {
     args.seq_lens = lens.p;
     args.scores = scores.p;
     args.topk_idx = topk.p;
-    ck(cudaMemset(counters.p, 0, counters.n * sizeof(std::int32_t)), "zero work counters");
-    ck(cudaMemset(e_counters.p, 0, e_counters.n * sizeof(std::int32_t)), "zero work counters");
-    ck(cudaDeviceSynchronize(), "zero work counters");  // before the non-blocking stream's first launch
-    args.work_counters = counters.p;
+    args.work_counters = counters.b.p;
     args.mutant = test_mutant();  // a mutation ctest's injected mutant (gpu_test_util.hpp), else 0
     eager_args = args;
     eager_args.scores = e_scores.p;
     eager_args.topk_idx = e_topk.p;
-    eager_args.work_counters = e_counters.p;
+    eager_args.work_counters = e_counters.b.p;
     ck(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
   }
   ~Rig() {
@@ -165,9 +163,8 @@ struct Rig {
 
   // Every launch leaves its work-claim counters zeroed (common/work_claims.hpp): the next
   // replay takes its tickets from 0 with no reset node.
-  static void check_counters_zeroed(const DevBuf<std::int32_t>& c, const char* after) {
-    for (const std::int32_t v : c.read())
-      if (v != 0) throw std::runtime_error(std::string("work-claim counters left non-zero after the ") + after);
+  static void check_counters_zeroed(const gpu::WorkCounters& c, const char* after) {
+    if (!c.zeroed()) throw std::runtime_error(std::string("work-claim counters left non-zero after the ") + after);
   }
 };
 

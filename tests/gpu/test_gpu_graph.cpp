@@ -42,7 +42,6 @@
 #include "graph_rig.hpp"
 #include "ixo/transform.hpp"
 #include "ixo_test/support.hpp"
-#include "work_claims.hpp"  // IXO_PACKED_CLAIMS
 
 namespace ixo::test {
 namespace {
@@ -242,7 +241,7 @@ void check_graph_structure(const Rig& rig) {
     EXPECT_TRUE(score->words.count(addr(p))) << "score node does not reference buffer " << p;
 #if IXO_PACKED_CLAIMS
   if (sg.pack > 1) {  // work claims: the packed score kernel takes its blocks through the counters
-    EXPECT_TRUE(score->words.count(addr(rig.counters.p))) << "score node does not reference the work counters";
+    EXPECT_TRUE(score->words.count(addr(rig.counters.b.p))) << "score node does not reference the work counters";
   }
 #endif
   for (const void* p : {static_cast<const void*>(rig.scores.p), static_cast<const void*>(rig.slots.p),
