@@ -88,9 +88,10 @@ IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, in
 // both the CUDA and the C++ flags: the twin shares the plan) measured slower with the f16 path
 // (session 15, one lease, A B A B: packed e4m3fn 16 x 131072 93.1 / 93.6 -> 103.2 / 102.8 us,
 // 32 x 524288 578.3 / 578.2 -> 684.2 / 687.5; 128 registers with small spills).
-// bf16: kBf16PackedWaveSlots = 132 x 2 when IXO_BF16_PACKED_WAVE=1 (default 0 for now:
-// score_chunks, the 1024-program plan; the wave plan's latency-suite cases and the GPU tests
-// on it have not run yet). Session 17's sweep with the .L2::128B copies (one lease): packed bf16 16 x 131072
+// bf16: kBf16PackedWaveSlots = 132 x 2 when IXO_BF16_PACKED_WAVE=1 (the default since session
+// 20's A/B, one lease: packed bf16 16 x 131072 step 155.0 / 154.4 -> 145.8 / 144.5 us, the other
+// step shapes within 0.3 %, latency suite geomean 0.999 (b4 32K H4 57.2 -> 48.5 us, worst +2.2 %);
+// 0: score_chunks, the 1024-program plan). Session 17's sweep with the .L2::128B copies (one lease): packed bf16 16 x 131072
 // score 144.7 / 143.9 us at the old plan's 64 chunks (3.88 waves), 134.0 / 134.1 at 16 (one
 // wave), 134.9 at 33 (2 waves), 136.7 at 12, 138.0 at 32, 141.3 at 48, 150.3 at 8; 32 x 524288
 // flat (984.2 at 32, 982.8 at 8, 981.4 at 33); session 14 (no hint) had one wave 3 % slower.
@@ -98,7 +99,7 @@ IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, in
 #define IXO_FP8_CTAS_PER_SM 3
 #endif
 #ifndef IXO_BF16_PACKED_WAVE
-#define IXO_BF16_PACKED_WAVE 0  // 1 after the next lease's A/B (latency suite, GPU tests): docs/NOTES.md
+#define IXO_BF16_PACKED_WAVE 1  // session 20's A/B (docs/performance.md "Session 20")
 #endif
 constexpr int kFp8CtasPerSm = IXO_FP8_CTAS_PER_SM;
 constexpr int kBf16CtasPerSm = 2;  // the bf16 score kernel's __launch_bounds__ minimum
@@ -140,8 +141,8 @@ IXO_HD int bf16_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t 
 // The packed kernel's work claims (work_claims.hpp; variant C of the same A/B) run on the claim
 // grid below, not on the balanced plan's spans.
 #ifndef IXO_PACKED_CLAIMS
-#define IXO_PACKED_CLAIMS 0  // 1 after its A/B on the H200 (docs/experiments/start-chain-ab.sh, variant C)
-#endif
+#define IXO_PACKED_CLAIMS 0  // 1: every slot (lost in session 20's A/B: programs of 17 and 16 CTAs);
+#endif                       // 2: the chunk plan's CTAs (equal CTAs a program), claims inside a program
 static_assert(!(IXO_PACKED_BALANCED && IXO_PACKED_CLAIMS), "work claims run on the claim grid, not the balanced plan");
 constexpr std::int64_t kSpanStartBlocks = 4;  // ~7.7 us of start chain / ~1.8 us a block of a CTA
 // Units [u0, u1) of program `program`'s G; `crossed`: the program's first unit lies inside a CTA.
@@ -305,7 +306,8 @@ IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chun
   p.batch = packed_batch(k.R, p.pack);
   p.chunks = native_chunks(k, p.pack, p.batch, p.hk, forced_chunks);
   if (IXO_PACKED_BALANCED && p.pack > 1 && forced_chunks <= 0) p.span_ctas = packed_balanced_ctas(k, p.batch, p.hk);
-  if (IXO_PACKED_CLAIMS && p.pack > 1 && forced_chunks <= 0) p.claim_ctas = packed_balanced_ctas(k, p.batch, p.hk);
+  if (IXO_PACKED_CLAIMS && p.pack > 1 && forced_chunks <= 0 && packed_balanced_ctas(k, p.batch, p.hk) > 0)
+    p.claim_ctas = IXO_PACKED_CLAIMS == 2 ? p.batch * p.chunks : packed_balanced_ctas(k, p.batch, p.hk);
   return p;
 }
 

@@ -285,6 +285,9 @@ Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
   if (IXO_MUTANT(options.mutant, mutants::packed_trailing_rows_dropped) && p.pack > 1) {
     p.batch = c.R / p.pack;
     p.chunks = cm::native_chunks(k, p.pack, p.batch, p.hk, options.force_num_chunks);
+    // The balanced plan's and the claim grid's CTAs follow the row axis too (0 when R < P: no grid).
+    if (p.span_ctas > 0) p.span_ctas = cm::packed_balanced_ctas(k, p.batch, p.hk);
+    if (p.claim_ctas > 0) p.claim_ctas = cm::packed_balanced_ctas(k, p.batch, p.hk);
   }
   return p;
 }

@@ -186,21 +186,22 @@ TEST(BalancedPlan, CtasAndThePlan) {
   k.packed_queries = 4;
   k.k_code = cm::kE4m3fn;
   EXPECT_EQ(cm::native_plan(k, true).span_ctas, IXO_PACKED_BALANCED ? 396 : 0);
-  EXPECT_EQ(cm::native_plan(k, true).grid_x(), IXO_PACKED_BALANCED || IXO_PACKED_CLAIMS ? 396 : 16 * 24);
+  EXPECT_EQ(cm::native_plan(k, true).grid_x(), IXO_PACKED_BALANCED || IXO_PACKED_CLAIMS == 1 ? 396 : 16 * 24);
   EXPECT_EQ(cm::native_plan(k, true, 5).span_ctas, 0);  // a forced chunk count keeps the chunk plan
   EXPECT_EQ(cm::native_plan(k, false).span_ctas, 0);    // per-row
   k.k_code = cm::kBf16;
   EXPECT_EQ(cm::native_plan(k, true).span_ctas, IXO_PACKED_BALANCED && IXO_BF16_PACKED_WAVE ? 264 : 0);
-  // The claim grid (IXO_PACKED_CLAIMS, work_claims.hpp): the same slots, only with the knob (and, for
-  // bf16, the one-wave plan), never for a forced chunk count or per-row.
+  // The claim grid (IXO_PACKED_CLAIMS, work_claims.hpp): the same slots (1) or the chunk plan's CTAs (2),
+  // only with the knob (and, for bf16, the one-wave plan), never for a forced chunk count or per-row.
   k.k_code = cm::kE4m3fn;
-  EXPECT_EQ(cm::native_plan(k, true).claim_ctas, IXO_PACKED_CLAIMS ? 396 : 0);
+  EXPECT_EQ(cm::native_plan(k, true).claim_ctas, IXO_PACKED_CLAIMS == 1 ? 396 : IXO_PACKED_CLAIMS == 2 ? 16 * 24 : 0);
   EXPECT_EQ(cm::native_plan(k, true, 5).claim_ctas, 0);
   EXPECT_EQ(cm::native_plan(k, false).claim_ctas, 0);
   k.k_code = cm::kBf16;
-  EXPECT_EQ(cm::native_plan(k, true).claim_ctas, IXO_PACKED_CLAIMS && IXO_BF16_PACKED_WAVE ? 264 : 0);
+  EXPECT_EQ(cm::native_plan(k, true).claim_ctas,
+            !IXO_BF16_PACKED_WAVE ? 0 : IXO_PACKED_CLAIMS == 1 ? 264 : IXO_PACKED_CLAIMS == 2 ? 16 * 16 : 0);
   EXPECT_EQ(cm::native_plan(k, true).grid_x(),
-            IXO_BF16_PACKED_WAVE ? (IXO_PACKED_CLAIMS || IXO_PACKED_BALANCED ? 264 : 16 * 16) : 16 * 64);
+            IXO_BF16_PACKED_WAVE ? (IXO_PACKED_CLAIMS == 1 || IXO_PACKED_BALANCED ? 264 : 16 * 16) : 16 * 64);
 }
 
 }  // namespace
