@@ -134,8 +134,6 @@ Row run_shape(const Shape& sh, int reps, int chunks, const ixo_bench::ReplayProt
     a.seq_lens = dl;
     a.scores = static_cast<float*>(dmalloc(gpu::score_workspace_bytes(R, 1, a.NB)));
     a.topk_idx = static_cast<std::int32_t*>(dmalloc(R * 16 * 4));
-    a.work_counters = static_cast<std::int32_t*>(dmalloc(gpu::work_counter_bytes(R, a.Hk)));  // work claims
-    CK(cudaMemset(a.work_counters, 0, gpu::work_counter_bytes(R, a.Hk)));
   }
   CK(cudaDeviceSynchronize());
 

@@ -166,8 +166,6 @@ LatencyResult run_case(const LatencyCase& c, const ixo_bench::ReplayProtocol& pr
   base.seq_lens = static_cast<const std::int64_t*>(upload(b.lens.data(), R * 8));
   base.scores = static_cast<float*>(upload(nullptr, gpu::score_workspace_bytes(R, H, base.NB)));
   base.topk_idx = static_cast<std::int32_t*>(upload(nullptr, static_cast<std::size_t>(H * R * kTopk) * 4));
-  base.work_counters = static_cast<std::int32_t*>(upload(nullptr, gpu::work_counter_bytes(R, base.Hk)));  // work claims
-  CK(cudaMemset(base.work_counters, 0, gpu::work_counter_bytes(R, base.Hk)));
   std::vector<gpu::IndexArgs> args(rot.copies, base);
   for (int s = 0; s < rot.copies; ++s) args[s].k_cache = k_copies + copy_bytes * s;
   CK(cudaDeviceSynchronize());

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Historical: IXO_PACKED_CLAIMS left the tree after this run; it runs as written on commit d0d76cb.
 # Session 20's second device call: the GPU gate on the new default (IXO_BF16_PACKED_WAVE=1) and,
 # beside it, variant K = work claims on the chunk plan's CTAs (-DIXO_PACKED_CLAIMS=2: equal CTAs a
 # program, so the claims only even out rates inside a program; variant C of start-chain-ab.sh put

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Historical: the knobs it builds (all but IXO_BF16_PACKED_WAVE, now default 1) left the tree after
+# session 20's run of it; it runs as written on commit 943e67b (or with docs/experiments/packed-schedules.patch).
 # Sessions 17-19's prepared A/B for the next lease (not run: no device was lent since session 17's
 # call 1): the packed bf16 one-wave plan, the score kernel's start-chain changes, the balanced
 # packed plan and the packed plan's work claims, all off by default.

@@ -15,9 +15,7 @@ struct CellPlace {
   std::int64_t cta_x = -1;    // score grid x (blockIdx.x); grid y is kv_head
   std::int64_t program = -1;  // row-axis program (a packed group, a trailing row, or one row)
   int kv_head = -1;
-  // KV chunk of the program, of plan.chunks (balanced plan: the CTA's span, 0 or 1; claim grid: of chunks)
-  int chunk = -1;
-  int chunks = 0;                           // claim grid: the program's CTAs (its KV chunks, statically)
+  int chunk = -1;                           // KV chunk of the program, of plan.chunks
   std::int64_t chunk_b0 = 0, chunk_b1 = 0;  // the chunk's blocks [b0, b1) of its tile's length
   std::int64_t tile_first = -1;             // the tile's rows [tile_first, tile_first + tile_pack)
   int tile_pack = 0;
@@ -46,23 +44,6 @@ inline CellPlace locate_cell(const RowInputs& in, std::int64_t R, const NativePl
         if (tile_query_row(first, tr) == r && tile_query_head(kvh, p.gqa, tr) == h) c.tile_row = i;
       }
       const GroupPlan g = group_plan(in, first, pt.pack);
-      if (p.span_ctas > 0 || p.claim_ctas > 0) {  // the balanced plan, the claim grid: the CTA whose part holds b
-        for (std::int64_t cx = 0; cx < p.grid_x(); ++cx) {
-          for (int i = 0; i < cta_parts(cx, p.batch, p.span_ctas); ++i) {
-            const CtaPart part = cta_part(cx, p.batch, p.chunks, p.span_ctas, i, p.claim_ctas);
-            std::int64_t b0 = 0, b1 = 0;
-            tile_work_blocks(part.work, g.nbg, &b0, &b1);
-            if (part.program == x && b >= b0 && b < b1) {
-              c.cta_x = cx;
-              c.chunk = p.claim_ctas > 0 ? part.work.chunk : i;  // the program's CTA i / the CTA's span i
-              c.chunks = p.claim_ctas > 0 ? part.work.chunks : 0;
-              c.chunk_b0 = b0;
-              c.chunk_b1 = b1;
-            }
-          }
-        }
-        continue;
-      }
       for (int ch = 0; ch < p.chunks; ++ch) {
         std::int64_t b0 = 0, b1 = 0;
         chunk_blocks(g.nbg, p.chunks, ch, &b0, &b1);
@@ -75,7 +56,7 @@ inline CellPlace locate_cell(const RowInputs& in, std::int64_t R, const NativePl
     }
   }
   if (c.program < 0 || c.chunk < 0 || c.tile_row < 0) return c;
-  for (std::int64_t x = 0; x < p.grid_x() && p.span_ctas == 0 && p.claim_ctas == 0; ++x) {
+  for (std::int64_t x = 0; x < p.grid_x(); ++x) {
     const ProgramChunk pc = program_chunk(x, p.batch, p.chunks, p.pack);
     if (pc.program == c.program && pc.chunk == c.chunk) c.cta_x = x;
   }

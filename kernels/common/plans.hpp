@@ -122,120 +122,6 @@ IXO_HD int bf16_packed_chunks(std::int64_t batch, std::int64_t hk, std::int64_t 
                               : score_chunks(batch, hk, NB, forced);
 }
 
-// ---- The balanced packed plan (IXO_PACKED_BALANCED=1; default 0: not yet measured) ------
-// docs/performance.md "Session 18": a one-wave launch cut into equal chunks a program leaves
-// slots empty and rounds the chunks up (16 x 131072 e4m3fn: 384 CTAs of 43 blocks on 396
-// slots, the busiest SMs 129 blocks against an even 124.2), and the fp8 kernel's rate grows
-// with the CTAs an SM. The balanced plan launches every slot: G CTAs a K head over the P
-// row-axis programs (P <= G). Program g owns units [g G, (g + 1) G), CTA x units [x P, (x + 1) P),
-// so a CTA covers one program's units or the end of one and the start of the next (two tiles,
-// one after the other). A tile of nb blocks puts block b at unit d + floor(b (G - d) / nb) of
-// its program: d > 0 dead units at the start of a program whose first unit lies inside a CTA
-// (that CTA pays a second start chain, ~kSpanStartBlocks blocks of streaming, session 17's
-// timeline), so its range is that much shorter. Each tile cuts its own nb the same way, so
-// every block of every row belongs to exactly one CTA, whatever the lengths; the grid is
-// graph-constant (G from the shapes only).
-#ifndef IXO_PACKED_BALANCED
-#define IXO_PACKED_BALANCED 0  // 1 after its A/B on the H200 (docs/experiments/start-chain-ab.sh)
-#endif
-// The packed kernel's work claims (work_claims.hpp; variant C of the same A/B) run on the claim
-// grid below, not on the balanced plan's spans.
-#ifndef IXO_PACKED_CLAIMS
-#define IXO_PACKED_CLAIMS 0  // 1: every slot (lost in session 20's A/B: programs of 17 and 16 CTAs);
-#endif                       // 2: the chunk plan's CTAs (equal CTAs a program), claims inside a program
-static_assert(!(IXO_PACKED_BALANCED && IXO_PACKED_CLAIMS), "work claims run on the claim grid, not the balanced plan");
-constexpr std::int64_t kSpanStartBlocks = 4;  // ~7.7 us of start chain / ~1.8 us a block of a CTA
-// Units [u0, u1) of program `program`'s G; `crossed`: the program's first unit lies inside a CTA.
-struct ProgramSpan {
-  std::int64_t program, u0, u1;
-  bool crossed;
-};
-// The spans of CTA x of a balanced grid of G CTAs over P programs, P <= G: how many (1 or 2),
-// and span i (one at a time: the kernels index no array at run time).
-IXO_HD int cta_span_count(std::int64_t x, std::int64_t P, std::int64_t G) {
-  const std::int64_t a = x * P, b = a + P;  // CTA x's units; program a / G holds its first
-  return (a / G + 1) * G < b && a / G + 1 < P ? 2 : 1;
-}
-IXO_HD ProgramSpan cta_span(std::int64_t x, std::int64_t P, std::int64_t G, int i) {
-  const std::int64_t a = x * P, b = a + P;
-  const std::int64_t g = a / G + i;
-  const std::int64_t lo = a > g * G ? a : g * G, hi = b < (g + 1) * G ? b : (g + 1) * G;
-  return ProgramSpan{g, lo - g * G, hi - g * G, (g * G) % P != 0};
-}
-// The first block at or after unit u of a tile of nb blocks in a program of G units, d dead.
-IXO_HD std::int64_t span_first_block(std::int64_t u, std::int64_t nb, std::int64_t G, std::int64_t d) {
-  const std::int64_t t = u - d;
-  if (t <= 0) return 0;
-  const std::int64_t v = ceil_div(t * nb, G - d);
-  return v < nb ? v : nb;
-}
-// Blocks [*b0, *b1) of a tile of nb blocks that span s of a program of G units covers.
-IXO_HD void span_blocks(const ProgramSpan& s, std::int64_t nb, std::int64_t G, std::int64_t* b0, std::int64_t* b1) {
-  std::int64_t d = 0;
-  if (s.crossed && nb > 0) {
-    d = (kSpanStartBlocks * G + nb / 2) / nb;  // kSpanStartBlocks blocks in units, rounded
-    if (d > G / 2) d = G / 2;
-  }
-  *b0 = span_first_block(s.u0, nb, G, d);
-  *b1 = span_first_block(s.u1, nb, G, d);
-}
-// The balanced plan's CTAs a K head for a packed grid of `batch` programs, `wave_slots` CTA
-// slots: the slots a head, at most kMinChunkBlocks blocks (of NB) a CTA; 0 (the chunk plan)
-// when that is fewer than the programs.
-IXO_HD std::int64_t balanced_ctas(std::int64_t batch, std::int64_t hk, std::int64_t NB, std::int64_t wave_slots) {
-  std::int64_t G = wave_slots / (hk > 0 ? hk : 1);
-  const std::int64_t cap = batch * (NB / kMinChunkBlocks);
-  if (G > cap) G = cap;
-  return G >= batch && batch > 0 ? G : 0;
-}
-// The blocks a tile scores of its own nb: KV chunk `chunk` of `chunks` (the chunk plan) or
-// span `span` of a balanced plan of span_ctas > 0 CTAs a K head.
-struct TileWork {
-  int chunk, chunks;
-  ProgramSpan span;
-  std::int64_t span_ctas;
-};
-IXO_HD void tile_work_blocks(const TileWork& w, std::int64_t nb, std::int64_t* b0, std::int64_t* b1, int mutant = 0) {
-  if (w.span_ctas > 0)
-    span_blocks(w.span, nb, w.span_ctas, b0, b1);
-  else
-    chunk_blocks(nb, w.chunks, w.chunk, b0, b1, mutant);
-}
-// What CTA x of a grid over `batch` row-axis programs scores, as the CPU twin, gpu::plan and the
-// packed score kernels enumerate it: cta_parts parts, part i one program and the blocks of its
-// tiles: the chunk plan's (program x / chunks, KV chunk x % chunks), or the balanced plan's
-// (span_ctas > 0) one or two spans (cta_span).
-struct CtaPart {
-  std::int64_t program;
-  TileWork work;
-};
-IXO_HD int cta_parts(std::int64_t x, std::int64_t batch, std::int64_t span_ctas) {
-  return span_ctas > 0 ? cta_span_count(x, batch, span_ctas) : 1;
-}
-// The claim grid (IXO_PACKED_CLAIMS, claim_ctas = G > 0, G >= P): every slot of the one-wave plan,
-// program p of P owning CTAs [claim_first_cta(p), claim_first_cta(p + 1)) (16 x 131072: 264 bf16
-// CTAs = 17 / 16 a program, 396 e4m3fn = 25, 25, 25, 24, ...). CTA i of a program's c takes its
-// blocks by work claims in the kernel; statically (the twin, gpu::plan, a launch without counters,
-// and the rows of a group that does not pack) it is KV chunk i of c.
-IXO_HD std::int64_t claim_first_cta(std::int64_t program, std::int64_t P, std::int64_t G) {
-  return ceil_div(program * G, P);
-}
-IXO_HD CtaPart claim_part(std::int64_t x, std::int64_t P, std::int64_t G) {
-  const std::int64_t g = x * P / G;  // claim_first_cta(g) <= x < claim_first_cta(g + 1)
-  const std::int64_t first = claim_first_cta(g, P, G);
-  return CtaPart{g, TileWork{static_cast<int>(x - first), static_cast<int>(claim_first_cta(g + 1, P, G) - first),
-                             ProgramSpan{}, 0}};
-}
-IXO_HD CtaPart cta_part(std::int64_t x, std::int64_t batch, int chunks, std::int64_t span_ctas, int i,
-                        std::int64_t claim_ctas = 0) {
-  if (claim_ctas > 0) return claim_part(x, batch, claim_ctas);
-  if (span_ctas > 0) {
-    const ProgramSpan s = cta_span(x, batch, span_ctas, i);
-    return CtaPart{s.program, TileWork{0, 1, s, span_ctas}};
-  }
-  return CtaPart{x / chunks, TileWork{static_cast<int>(x % chunks), chunks, ProgramSpan{}, 0}};
-}
-
 // The (row-axis program, KV chunk) of score CTA x of a grid of batch * chunks. Per-row plan
 // (pack 1): chunk-major, so the draft rows of one request (neighbouring rows reading the same
 // K blocks) score a chunk in neighbouring CTAs, which run together and share that K through
@@ -267,16 +153,12 @@ IXO_HD bool packed_plan_fits(int P, std::int64_t hq, std::int64_t hk) {
 // CPU twin, the CUDA/HIP launcher and gpu::plan all call native_plan, as CP calls cp_plan. A
 // program is (row-axis index, KV chunk, K head); the grid is (batch * chunks, hk).
 struct NativePlan {
-  int pack = 1;                 // rows a program packs: packed_queries on the packed plan when it fits, else 1
-  int gqa = 1;                  // q heads per K head
-  std::int64_t hk = 1;          // programs along the K-head axis (grid y)
-  std::int64_t batch = 0;       // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
-  int chunks = 1;               // KV chunks per row-axis program (score_chunks; packed: one wave)
-  std::int64_t span_ctas = 0;   // > 0: the balanced packed plan's CTAs a K head (cta_part), chunks unused
-  std::int64_t claim_ctas = 0;  // > 0: the claim grid's CTAs a K head (claim_part), chunks unused
-  IXO_HD std::int64_t grid_x() const {
-    return span_ctas > 0 ? span_ctas : claim_ctas > 0 ? claim_ctas : batch * chunks;
-  }
+  int pack = 1;            // rows a program packs: packed_queries on the packed plan when it fits, else 1
+  int gqa = 1;             // q heads per K head
+  std::int64_t hk = 1;     // programs along the K-head axis (grid y)
+  std::int64_t batch = 0;  // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
+  int chunks = 1;          // KV chunks per row-axis program (score_chunks; packed: one wave)
+  IXO_HD std::int64_t grid_x() const { return batch * chunks; }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };
 // Whether a K format code is one of the fp8 formats (their kernels' plans are fp8's).
@@ -289,13 +171,6 @@ IXO_HD int native_chunks(const IndexConfig& k, int pack, std::int64_t batch, std
   if (pack == 1) return score_chunks(batch, hk, k.NB, forced);
   return fp8_k ? fp8_packed_chunks(batch, hk, k.NB, forced) : bf16_packed_chunks(batch, hk, k.NB, forced);
 }
-// The balanced plan's (or the claim grid's) CTAs a K head for a packed grid (0: the chunk plan):
-// every slot of the one-wave plans (fp8 always, bf16 with IXO_BF16_PACKED_WAVE).
-IXO_HD std::int64_t packed_balanced_ctas(const IndexConfig& k, std::int64_t batch, std::int64_t hk) {
-  const bool fp8_k = fp8_k_code(k.k_code);
-  if (!fp8_k && !IXO_BF16_PACKED_WAVE) return 0;
-  return balanced_ctas(batch, hk, k.NB, fp8_k ? kFp8PackedWaveSlots : kBf16PackedWaveSlots);
-}
 // `packed`: the packed backend's plan (with its per-row fallback when the pack does not fit one
 // tile); forced_chunks > 0 forces the chunk count. Graph-constant values only (shapes, config).
 IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chunks = 0) {
@@ -305,9 +180,6 @@ IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chun
   p.pack = packed && packed_plan_fits(k.packed_queries, k.Hq, p.hk) ? k.packed_queries : 1;
   p.batch = packed_batch(k.R, p.pack);
   p.chunks = native_chunks(k, p.pack, p.batch, p.hk, forced_chunks);
-  if (IXO_PACKED_BALANCED && p.pack > 1 && forced_chunks <= 0) p.span_ctas = packed_balanced_ctas(k, p.batch, p.hk);
-  if (IXO_PACKED_CLAIMS && p.pack > 1 && forced_chunks <= 0 && packed_balanced_ctas(k, p.batch, p.hk) > 0)
-    p.claim_ctas = IXO_PACKED_CLAIMS == 2 ? p.batch * p.chunks : packed_balanced_ctas(k, p.batch, p.hk);
   return p;
 }
 

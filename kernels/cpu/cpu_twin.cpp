@@ -5,9 +5,7 @@
 // rows share one slot id is one tile of pack * gqa rows (draft row i / gqa, head
 // kvh * gqa + i % gqa) that loads every K token of the group's blocks once; any other group
 // (and a trailing row) is scored row after row, one-row tiles, in the same program
-// (common::program_tiles). With the balanced packed plan (IXO_PACKED_BALANCED) a program is
-// a CTA of span_ctas covering one or two row-axis programs' spans (common::cta_part).
-// Every formula comes from kernels/common.
+// (common::program_tiles). Every formula comes from kernels/common.
 //
 // Determinism: each score cell is written by exactly one program (the program owning its
 // row, head and block), each top-k row by exactly one iteration, and every value is
@@ -66,9 +64,9 @@ cm::RowInputs row_inputs(const Case& c, int topk) {
 }
 cm::RowInputs row_inputs(const Case& c) { return row_inputs(c, c.cfg.topk); }
 
-// One tile of a program: rows [first, first + pack) of K head kvh, the blocks `work` gives of
-// the tile's own length (a KV chunk, or a balanced plan's span).
-void run_tile(const Launch& a, std::int64_t first, int pack, const cm::TileWork& work, int kvh, Scratch& w) {
+// One tile of a program: rows [first, first + pack) of K head kvh, blocks of KV chunk
+// `chunk` of the tile's own length.
+void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh, Scratch& w) {
   const Case& c = *a.c;
   const Plan& p = a.plan;
   const int D = static_cast<int>(c.D);
@@ -77,7 +75,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, const cm::TileWork&
   const cm::GroupPlan g = cm::group_plan(in, first, pack, a.mutant);
   if (g.Lg <= 0 || g.sid < 0) return;  // no row of the tile writes: reads no K
   std::int64_t b0 = 0, b1 = 0;
-  cm::tile_work_blocks(work, g.nbg, &b0, &b1, a.mutant);
+  cm::chunk_blocks(g.nbg, p.chunks, chunk, &b0, &b1, a.mutant);
   if (b0 >= b1) return;  // empty chunk
 
   // Tile rows.
@@ -145,12 +143,10 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const Plan& p = a.plan;
   const int kvh = static_cast<int>(program % p.hk);
   const std::int64_t gc = program / p.hk;
-  for (int i = 0; i < cm::cta_parts(gc, p.batch, p.span_ctas); ++i) {  // a chunk, or one or two balanced spans
-    const cm::CtaPart part = cm::cta_part(gc, p.batch, p.chunks, p.span_ctas, i, p.claim_ctas);
-    const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), part.program, c.R, p.pack, a.mutant);
-    for (int t = 0; t < pt.count; ++t)
-      run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, part.work, kvh, w);
-  }
+  const int chunk = static_cast<int>(gc % p.chunks);
+  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), gc / p.chunks, c.R, p.pack, a.mutant);
+  for (int t = 0; t < pt.count; ++t)
+    run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
 }
 
 // Top-k of one (head, row): one program per pair, as the GPU's one CTA per pair.
@@ -285,9 +281,6 @@ Plan plan_for(const Case& c, bool packed, const RunOptions& options) {
   if (IXO_MUTANT(options.mutant, mutants::packed_trailing_rows_dropped) && p.pack > 1) {
     p.batch = c.R / p.pack;
     p.chunks = cm::native_chunks(k, p.pack, p.batch, p.hk, options.force_num_chunks);
-    // The balanced plan's and the claim grid's CTAs follow the row axis too (0 when R < P: no grid).
-    if (p.span_ctas > 0) p.span_ctas = cm::packed_balanced_ctas(k, p.batch, p.hk);
-    if (p.claim_ctas > 0) p.claim_ctas = cm::packed_balanced_ctas(k, p.batch, p.hk);
   }
   return p;
 }

@@ -38,29 +38,6 @@ struct CaseInputs {
   }
 };
 
-// The packed plan's work-claim counters (IndexArgs::work_counters) for up to R rows and Hk K
-// heads, zeroed once here; every launch leaves them zeroed (common/work_claims.hpp), which
-// zeroed() checks after a launch.
-struct WorkCounters {
-  DevBuf<std::int32_t> b;
-  WorkCounters(std::int64_t R, std::int64_t Hk) : b(work_counter_bytes(R, Hk) / sizeof(std::int32_t)) {
-    check(cudaMemset(b.p, 0, b.n * sizeof(std::int32_t)), "cuda", "cudaMemset (work counters)");
-    // Zeroed before any launch, whatever its stream (a non-blocking stream is not ordered after
-    // the legacy stream's memset).
-    check(cudaDeviceSynchronize(), "cuda", "synchronize (work counters)");
-  }
-  bool fits(std::int64_t R, std::int64_t Hk) const { return work_counter_bytes(R, Hk) <= b.n * sizeof(std::int32_t); }
-  bool zeroed() const {
-    std::vector<std::int32_t> h(b.n);
-    if (b.n)
-      check(cudaMemcpy(h.data(), b.p, b.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "cuda",
-            "D2H (work counters)");
-    for (const std::int32_t v : h)
-      if (v != 0) return false;
-    return true;
-  }
-};
-
 // The CP step's scratch (shard cells, candidate keys) and its top-k output for `out_count`
 // ids, poisoned with 0xA5 bytes so every cell, key and id must be rewritten by the launch;
 // the constructor points a.cells / a.keys at them (a's shapes set first: they size them).

@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -60,10 +59,6 @@ class CudaBackend final : public Backend {
     gpu::DevBuf<std::int32_t> topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk));
     a.scores = scores.p;
     a.topk_idx = topk.p;
-    // The work-claim counters persist across runs, as a server's would: a launch that did
-    // not leave them zeroed fails this run (below) and would corrupt the next one.
-    if (!counters_ || !counters_->fits(c.R, c.Hk)) counters_ = std::make_unique<gpu::WorkCounters>(c.R, c.Hk);
-    a.work_counters = counters_->b.p;
 
     cudaStream_t s = nullptr;
     check_launch(gpu::launch_fill_u32(scores.p, options.score_poison_bits, ncells, s), "fill");
@@ -71,10 +66,6 @@ class CudaBackend final : public Backend {
     // one step entry point a server's graph captures (score, then top-k).
     check_launch(gpu::launch_index_step(a, packed_, s), "index step");
     check(cudaStreamSynchronize(s), "synchronize");
-    if (!counters_->zeroed()) {
-      counters_.reset();  // the next run starts from fresh counters
-      throw std::runtime_error(name() + ": the launch left its work-claim counters non-zero (common/work_claims.hpp)");
-    }
 
     Observed o;
     o.Hq = c.Hq;
@@ -92,7 +83,6 @@ class CudaBackend final : public Backend {
 
  private:
   bool packed_;
-  std::unique_ptr<gpu::WorkCounters> counters_;
 };
 
 }  // namespace

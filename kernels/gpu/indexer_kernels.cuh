@@ -1,7 +1,6 @@
-// Single-source CUDA/HIP score kernels of the indexer (per-row and packed are the same
-// kernel; per-row is a pack of 1; the top-k and fill kernels: topk_kernel.cuh). Included by
-// indexer_cuda.cu (nvcc) and indexer_hip.hip (hipcc). Every shared formula comes from
-// indexer_common.hpp / plans.hpp.
+// Single-source CUDA/HIP kernels of the indexer: score (per-row and packed are the same
+// kernel; per-row is a pack of 1); the top-k and fill kernels are in topk_kernel.cuh. Included by indexer_cuda.cu
+// (nvcc) and indexer_hip.hip (hipcc). Every shared formula comes from indexer_common.hpp.
 // Design notes: docs/gpu-kernels.md.
 #pragma once
 #include <cstdint>
@@ -10,7 +9,6 @@
 #include "gpu/gpu_port.hpp"
 #include "gpu/mma_tile.cuh"
 #include "gpu/scalar_tile.cuh"
-#include "gpu/score_params.cuh"
 #include "gpu/score_state.cuh"
 #include "gpu/topk_kernel.cuh"
 #include "index_config.hpp"
@@ -20,52 +18,68 @@
 namespace ixo::gpu::detail {
 namespace cm = ixo::common;
 
+// The step's common::IndexConfig (the launch's IndexArgs, copied whole) and the plan.
+struct ScoreParams : cm::IndexConfig {
+  const std::uint16_t* q;
+  const std::uint8_t* k;
+  const std::int32_t* r2t;
+  const std::int64_t* slot;
+  const std::int64_t* lens;
+  float* scores;
+  std::int64_t whole;  // R / pack: whole groups (common::program_rows_of)
+  int pack, gqa, chunks;
+  float mult;
+  int mutant;
+};
+
+// ---------------------------------------------------------------- shared per-group logic
+// The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
+__device__ __forceinline__ cm::RowInputs row_inputs(const ScoreParams& p) { return cm::row_inputs(p, p.slot, p.lens); }
+__device__ __forceinline__ cm::GroupPlan group_plan(const ScoreParams& p, std::int64_t first, int pack) {
+  return cm::group_plan(row_inputs(p), first, pack, p.mutant);
+}
+
+// What the scorer keeps of a tile row's plan (common::row_plan): its lengths and its score
+// row base.
+struct RowMeta {
+  std::int64_t L;
+  std::int64_t nb;
+  bool write;             // active, nb > topk: this row's columns [0, nb) are written
+  float* out;             // score row base
+  std::int64_t nb_force;  // the nb its forcing uses (== nb)
+  std::int64_t L_mask;    // the length its lanes are masked with (== L)
+};
+
+// Tile row i of the tile (rows [first, first + pack), K head kvh) with plan g.
+__device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int pack, int kvh, int i,
+                                                 const cm::GroupPlan& g) {
+  const cm::RowPlan r =
+      cm::row_plan(row_inputs(p), cm::TileShape{first, pack, p.gqa, static_cast<int>(p.Hk), kvh}, i, g, p.mutant);
+  if (!r.used) return RowMeta{0, 0, false, nullptr, 0, 0};
+  return RowMeta{r.f.L,      r.f.nb,  r.f.writes, p.scores + cm::score_index(r.store_head, r.store_row, 0, p.R, p.NB),
+                 r.nb_force, r.L_mask};
+}
+
+__device__ __forceinline__ void write_block(const RowMeta& m, std::int64_t b, float score, const ScoreParams& p) {
+  if (cm::writes_block(m.write, m.nb, b, p.NB)) {
+    const float f = cm::forced_score(score, b, m.nb_force, p.init_blocks, p.local_blocks, p.mutant);
+    m.out[b] = f;
+    if (cm::stray_column(m.nb, b, p.NB, p.mutant)) m.out[b + 1] = f;
+  }
+}
+
 #if defined(IXO_GPU_CUDA)
 // ---------------------------------------------------------------- tensor-core path (CUDA)
 constexpr int kSplitMaxRem = cm::kScoreWarps - 1;  // remainder blocks of a CTA (n % 4)
 constexpr int kSplitMaxSub = cm::kSplitMaxSub;     // sub-tiles per block (block size <= 256) for the split
 constexpr int kSlotAhead = cm::kSlotAhead;         // req_to_token entries loaded this many sub-tiles ahead
 
-// The start chain (session 17's CTA timeline: ~7.7 us from a CTA's start to its first K
-// sub-tile at 16 x 131072, with the whole GPU's CTAs starting together) is a row of dependent
-// round trips: the rows' slot ids and lengths (the plan), then the q rows (loaded after the
-// plan's branches), then req_to_token, then K. IXO_START_PREFETCH: the CTA's threads prefetch
-// the slot ids, lengths and q rows of its tile into L1 first thing (prefetch.global.L1, a
-// hint: same loads, same values), so the plan and the q loads hit L1; IXO_START_BATCHED_ENTRIES:
-// the first req_to_token entries in one batch (score_mma_tile).
-#ifndef IXO_START_PREFETCH
-#define IXO_START_PREFETCH 0  // not yet measured on the H200 (no device at session 17's end)
-#endif
-#ifndef IXO_START_BATCHED_ENTRIES
-#define IXO_START_BATCHED_ENTRIES 0  // not yet measured on the H200 (no device at session 17's end)
-#endif
-__device__ __forceinline__ void prefetch_l1(const void* ptr) { asm volatile("prefetch.global.L1 [%0];" ::"l"(ptr)); }
-// Rows [first, first + rows) of K head kvh: their slot ids and lengths, and the q heads
-// [kvh * gqa, kvh * gqa + gqa) of each row (contiguous, gqa * D bf16), every 128-byte line.
-template <int D>
-__device__ __forceinline__ void prefetch_tile_inputs(const ScoreParams& p, std::int64_t first, int rows, int kvh) {
-  constexpr int kLine = 128;
-  const int t = threadIdx.x;
-  if (t < rows) prefetch_l1(p.lens + first + t);
-  if (t >= rows && t < 2 * rows) prefetch_l1(p.slot + first + (t - rows));
-  const std::int64_t bytes = static_cast<std::int64_t>(p.gqa) * D * 2;
-  const int lines = static_cast<int>((bytes + kLine - 1) / kLine) + 1;  // + 1: a row need not start a line
-  for (int i = t; i < rows * lines; i += blockDim.x) {
-    const int d = i / lines, j = i % lines;
-    const char* base =
-        reinterpret_cast<const char*>(p.q + ((first + d) * p.Hq + static_cast<std::int64_t>(kvh) * p.gqa) * D);
-    prefetch_l1(base + (j * kLine < bytes ? j * kLine : bytes - 1));
-  }
-}
-
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
-// K head kvh, the blocks `work` gives of the tile's plan g (common::group_plan: length Lg,
-// table row sid): KV chunk `work` (an int), or a balanced plan's span (common::TileWork).
-// lut: the fp8 decode table.
-template <int D, int KC, class Work>
+// K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
+// table row sid). lut: the fp8 decode table.
+template <int D, int KC>
 __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack,
-                                               const cm::GroupPlan& g, const Work& work, int kvh,
-                                               const std::uint16_t* lut) {
+                                               const cm::GroupPlan& g, int c, int kvh, const std::uint16_t* lut) {
   constexpr bool kFp8 = KC != cm::kBf16;
   constexpr int kEsz = kFp8 ? 1 : 2;
   constexpr int kNL = D * kEsz / 64;  // 16-byte loads per token-thread
@@ -76,20 +90,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int grp = lane >> 2, tig = lane & 3;
-  // Work claims (common/work_claims.hpp): the warp's blocks are taken as its stream reaches
-  // them, its sub-tile count is known once they run out (total, below).
-  constexpr bool kClaims = std::is_same<Work, cm::ClaimWork>::value;
-  constexpr std::int64_t kUnbounded = INT64_MAX / 16;
-  // A lane keeps the block of one unit in 32 (lane_claim): the cursors' window, kNS - 1 + kSlotAhead
-  // sub-tiles (each at most one unit), must stay under 32 units.
-  static_assert(!kClaims || kNS - 1 + kSlotAhead < 32, "work claims' lane ring is 32 units");
 
   const std::int64_t Lg = g.Lg, sid = g.sid;
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
-  work_blocks(p, work, cm::num_blocks(Lg, p.block_size), &b0, &b1);
-  if (!kClaims && b0 + warp >= b1)
-    return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
+  cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
+  if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
   const RowMeta m0 = tile_row_meta(p, first, pack, kvh, grp, g);
   const RowMeta m1 = tile_row_meta(p, first, pack, kvh, grp + 8, g);
@@ -124,11 +130,11 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // is order-dependent). The decision is CTA-uniform; with it every warp reaches the barrier.
   __shared__ float part[kSplitMaxRem][kSplitMaxSub][cm::kTileRows];
   const std::int64_t nblk = b1 - b0;
-  const bool split = !kClaims && !lse && nblk >= 4 && (nblk & 3) != 0 && nsub <= kSplitMaxSub;
+  const bool split = !lse && nblk >= 4 && (nblk & 3) != 0 && nsub <= kSplitMaxSub;
   const std::int64_t nfull_w = split ? nblk / 4 : (nblk - warp + 3) / 4;  // whole blocks of this warp
   const int rem = split ? static_cast<int>(nblk & 3) : 0;
-  const std::int64_t full_tiles = kClaims ? kUnbounded : nfull_w * nsub;  // claims: every sub-tile a whole block's
-  std::int64_t total = kClaims ? kUnbounded : full_tiles + (split ? (rem * nsub - warp + 3) / 4 : 0);
+  const std::int64_t full_tiles = nfull_w * nsub;
+  const std::int64_t total = full_tiles + (split ? (rem * nsub - warp + 3) / 4 : 0);
   const std::int64_t b_rem = b0 + (nblk & ~std::int64_t{3});  // first block of the remainder
   const std::int32_t* r2t_row = p.r2t + sid * p.width;
   const std::int64_t row_bytes = p.Hk * D * kEsz;
@@ -143,29 +149,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
   // without a division; the remainder pieces (at most 6 sub-tiles a warp) divide.
   using Cursor = RingCursor<D, KC>;
-  // Claims: the block of the warp's unit u, its tickets taken up to u first (warp-uniform; a
-  // lane holds the blocks of the units u % 32 == lane: the cursors are at most a few units
-  // apart); -1 when the tile's blocks ran out first, and total is then the warp's sub-tiles.
-  // The next ticket is taken as soon as a block is claimed (lane 0's atomicAdd, its value read
-  // at the next claim, a block later: the atomic's round trip never stalls the warp).
-  cm::ClaimState claims = cm::claim_start();
-  std::int32_t lane_claim = 0, ticket_ahead = 0;
-  auto unit_block = [&](std::int64_t u) -> std::int64_t {
-    if constexpr (kClaims) {
-      while (claims.claimed <= u && !claims.exhausted) {
-        const std::int64_t b =
-            cm::claim_block(work, warp, b1, claims, [&] { return __shfl_sync(0xffffffffu, ticket_ahead, 0); });
-        if (b >= 0 && lane == 0) ticket_ahead = atomicAdd(work.counter, 1);  // the next ticket, a block ahead
-        if (b >= 0 && lane == ((claims.claimed - 1) & 31)) lane_claim = static_cast<std::int32_t>(b);
-        if (claims.exhausted) total = claims.claimed * nsub;
-      }
-      const std::int32_t b = __shfl_sync(0xffffffffu, lane_claim, static_cast<int>(u & 31));
-      return u < claims.claimed ? b : -1;
-    } else {
-      return b0 + warp + 4 * u;
-    }
-  };
-  auto whole_block = [&](const Cursor& c) -> std::int64_t { return unit_block(c.unit); };
+  auto whole_block = [&](const Cursor& c) -> std::int64_t { return b0 + warp + 4 * c.unit; };
   auto tile_start = [&](const Cursor& c, int* off0, int* q) -> std::int64_t {
     std::int64_t b;
     if (c.it < full_tiles) {
@@ -188,7 +172,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     if (c.it >= total) return -1;
     int off0, q;
     const std::int64_t t = tile_start(c, &off0, &q) + lane;
-    if (kClaims && c.it >= total) return -1;  // the claim for c's block found none left
     return off0 + lane >= p.block_size || t >= Lg ? -1 : t;
   };
   struct Entry {
@@ -214,31 +197,14 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   Cursor cur, iss, ahd;
   cur.seek(0, nsub);
   iss = cur;
-#if IXO_START_BATCHED_ENTRIES
-  // The entries of the ring's first kNS - 1 sub-tiles and of the kSlotAhead after them, all
-  // loaded before the first copy is issued: one req_to_token round trip at the start (the
-  // copies' memory clobber kept each entry load behind the previous sub-tile's copy: three
-  // dependent round trips before the first K arrived; session 17's CTA timeline).
-  Entry first_entries[kNS - 1];
-  ahd = iss;
-#pragma unroll
-  for (int i = 0; i < kNS - 1; ++i) {
-    first_entries[i] = load_r2t(ahd);
-    ahd.next(nsub);
-  }
-#else
   ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
   ahd = iss;
-#endif
   Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
 #pragma unroll
   for (int i = 0; i < kSlotAhead; ++i) {
     r2t_ahead[i] = load_r2t(ahd);
     ahd.next(nsub);
   }
-#if IXO_START_BATCHED_ENTRIES
-  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(first_entries[c.it])); });
-#endif
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
@@ -260,8 +226,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 
       int off0, q;
       const std::int64_t t0 = tile_start(cur, &off0, &q);
-      std::int64_t claimed_block = 0;
-      if constexpr (kClaims) claimed_block = whole_block(cur);  // warp-uniform: before the lanes diverge
       float v0[8], v1[8];
       subtile_logits<D, KC>(kfrag, qa,
                             SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
@@ -277,7 +241,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
             part[q / nsub][q % nsub][grp] = st0.m;
             part[q / nsub][q % nsub][grp + 8] = st1.m;
           } else {
-            const std::int64_t b = kClaims ? claimed_block : whole_block(cur);  // q < 0
+            const std::int64_t b = whole_block(cur);  // q < 0
             write_block(m0, b, state_score(st0, lse, p.mutant), p);
             write_block(m1, b, state_score(st1, lse, p.mutant), p);
           }
@@ -289,16 +253,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   };
   run_per_widening_path<KC>(q_f16, main_loop);
   cp_async_wait<0>();
-  if constexpr (kClaims) {  // count the warp done; the last one leaves the counters zeroed
-    if (lane == 0) {
-      __threadfence();  // this warp's last ticket before its count
-      if (cm::claim_resets(work, atomicAdd(work.counter + 1, 1))) {
-        __threadfence();  // every other warp's last ticket (before its count) before the reset
-        atomicExch(work.counter, 0);
-        atomicExch(work.counter + 1, 0);
-      }
-    }
-  }
   if (split) {
     __syncthreads();
     for (int x = threadIdx.x; x < rem * cm::kTileRows; x += blockDim.x) {
@@ -315,12 +269,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 // The rows [first, first + rows) of a packed-plan program one after the other, each a tile
 // of one row (a group that does not pack, or a trailing row): out of line, so the packed
 // path's code stays as it was.
-template <int D, int KC, class Work>
-__device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, Work work, int kvh,
+template <int D, int KC>
+__device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, int c, int kvh,
                                             const std::uint16_t* lut) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile's split partials have been read
-    score_mma_tile<D, KC>(p, first + t, 1, group_plan(p, first + t, 1), work, kvh, lut);
+    score_mma_tile<D, KC>(p, first + t, 1, group_plan(p, first + t, 1), c, kvh, lut);
   }
 }
 
@@ -331,27 +285,9 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 // slot ids read here, on the device; the grid never depends on them), else one tile per
 // row of x, scored one after the other by this CTA. The packed tile's plan (group_plan) is
 // computed before the decision, so the slot id and length loads are in flight together.
-// The balanced packed plan (IXO_PACKED_BALANCED, p.span_ctas > 0): CTA x scores the spans of
-// one or two row-axis programs (common::cta_span), each as above, one after the other.
 template <int D, int KC, bool kPacked>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16CtasPerSm : cm::kFp8CtasPerSm)
     score_mma_kernel(ScoreParams p) {
-#if IXO_START_PREFETCH
-  {  // the program's rows, as below (the compiler shares the arithmetic)
-    cm::ProgramChunk pc0 = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
-#if IXO_PACKED_BALANCED
-    if (kPacked && p.span_ctas > 0)  // the balanced plan: the CTA's first span's program
-      pc0.program = cm::cta_span(blockIdx.x, row_programs(p), p.span_ctas, 0).program;
-#endif
-#if IXO_PACKED_CLAIMS
-    if (kPacked && p.claim_ctas > 0)  // the claim grid: the CTA's program
-      pc0.program = cm::claim_part(blockIdx.x, row_programs(p), p.claim_ctas).program;
-#endif
-    const cm::ProgramRows pr0 =
-        kPacked ? cm::program_rows_of(pc0.program, p.whole, p.pack) : cm::ProgramRows{pc0.program, 1};
-    prefetch_tile_inputs<D>(p, pr0.first, pr0.rows, blockIdx.y);
-  }
-#endif
   __shared__ std::uint16_t lut[256];
   if constexpr (KC != cm::kBf16) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
@@ -365,32 +301,6 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     const std::int64_t r = pc.program;
     score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), c, kvh, lut);
   } else {
-#if IXO_PACKED_BALANCED || IXO_PACKED_CLAIMS
-    // The chunk plan's one program, the balanced plan's spans of one or two programs, one
-    // after the other (CTA-uniform), or the claim grid's program; one call site of each tile
-    // function (but claims'), so one inlined copy.
-    const std::int64_t batch = row_programs(p);
-    const int parts = cm::cta_parts(blockIdx.x, batch, span_ctas_of(p));
-    for (int i = 0; i < parts; ++i) {
-      if (i > 0) __syncthreads();  // the previous span's split partials have been read
-      const cm::CtaPart part = cm::cta_part(blockIdx.x, batch, p.chunks, span_ctas_of(p), i, claim_ctas_of(p));
-      const cm::ProgramRows pr = cm::program_rows_of(part.program, p.whole, p.pack);
-      const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
-      if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {
-#if IXO_PACKED_CLAIMS
-        if (p.counters != nullptr) {  // the program's CTAs take its blocks by work claims
-          const cm::ClaimWork w{part.work.chunk, part.work.chunks,
-                                p.counters + cm::claim_counter_offset(part.program, kvh, batch)};
-          score_mma_tile<D, KC>(p, pr.first, p.pack, g, w, kvh, lut);
-          continue;
-        }
-#endif
-        score_mma_tile<D, KC>(p, pr.first, p.pack, g, part.work, kvh, lut);
-      } else {
-        score_mma_rows<D, KC>(p, pr.first, pr.rows, part.work, kvh, lut);
-      }
-    }
-#else
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
@@ -398,7 +308,6 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
       return;
     }
     score_mma_rows<D, KC>(p, pr.first, pr.rows, c, kvh, lut);
-#endif
   }
 }
 #endif  // IXO_GPU_CUDA
@@ -406,15 +315,14 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
 // ---------------------------------------------------------------- portable scalar path
 // HIP (and any target without the tensor-core path): scalar_tile.cuh's block loop.
 // One tile (rows [first, first + pack), K head kvh, KV chunk c), as score_mma_tile.
-template <int KC, class Work>
-__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t first, int pack, const Work& work,
-                                                  int kvh) {
+template <int KC>
+__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t first, int pack, int c, int kvh) {
   __shared__ ScalarSmem sm;
   const int tid = threadIdx.x;
   const cm::GroupPlan g = group_plan(p, first, pack);
   if (g.Lg <= 0 || g.sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
-  work_blocks(p, work, cm::num_blocks(g.Lg, p.block_size), &b0, &b1);
+  cm::chunk_blocks(cm::num_blocks(g.Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
   if (b0 >= b1) return;
   const int used = pack * p.gqa;
   const int D = static_cast<int>(p.D);
@@ -453,29 +361,11 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
   const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
   const int c = pc.chunk;
   const int kvh = blockIdx.y;
-#if IXO_PACKED_BALANCED || IXO_PACKED_CLAIMS
-  // As score_mma_kernel: the chunk plan's program, the balanced plan's one or two spans, or the
-  // claim grid's program (static chunks: the scalar path takes no claims). The chunk plan keeps
-  // program_chunk's CTA order (per-row: chunk-major).
-  const std::int64_t batch = row_programs(p);
-  const int parts = cm::cta_parts(blockIdx.x, batch, span_ctas_of(p));
-  for (int i = 0; i < parts; ++i) {
-    const cm::CtaPart part = span_ctas_of(p) > 0 || claim_ctas_of(p) > 0
-                                 ? cm::cta_part(blockIdx.x, batch, p.chunks, span_ctas_of(p), i, claim_ctas_of(p))
-                                 : cm::CtaPart{pc.program, cm::TileWork{c, p.chunks, cm::ProgramSpan{}, 0}};
-    const cm::ProgramTiles pt = cm::program_tiles(p.slot, part.program, p.R, p.pack);
-    for (int t = 0; t < pt.count; ++t) {
-      if (i > 0 || t > 0) __syncthreads();  // the previous tile's shared memory is no longer read
-      score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, part.work, kvh);
-    }
-  }
-#else
   const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
     score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);
   }
-#endif
 }
 
 }  // namespace ixo::gpu::detail

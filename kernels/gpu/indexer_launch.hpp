@@ -22,11 +22,7 @@ struct IndexArgs : common::IndexConfig {
   float* scores = nullptr;                     // [Hq, R, NB] workspace (score_workspace_bytes)
   std::int32_t* topk_idx = nullptr;            // [Hq, R, topk]
   int num_chunks = 0;                          // 0 = common::num_kv_chunks plan; > 0 forces it
-  // [work_counter_bytes(R, Hk)] int32, zeroed once when allocated, left zeroed by every launch
-  // (common/work_claims.hpp); used by the packed plan's work claims (IXO_PACKED_CLAIMS), which
-  // a launch without it (nullptr) does not use. One per launch that may run concurrently.
-  std::int32_t* work_counters = nullptr;
-  int mutant = 0;  // mutation campaign selector (0 = none)
+  int mutant = 0;                              // mutation campaign selector (0 = none)
 };
 
 // Return codes are the runtime's error codes (0 = success) as int.
@@ -48,10 +44,6 @@ int launch_fill_u32(void* dst, std::uint32_t bits, std::size_t n, void* stream);
 // Bytes of the score workspace for graph-constant maxima.
 inline std::size_t score_workspace_bytes(std::int64_t R, std::int64_t Hq, std::int64_t NB) {
   return static_cast<std::size_t>(R * Hq * NB) * sizeof(float);
-}
-// Bytes of the work-counter workspace (IndexArgs::work_counters) for graph-constant maxima.
-inline std::size_t work_counter_bytes(std::int64_t R, std::int64_t Hk) {
-  return static_cast<std::size_t>(2 * (R > 0 ? R : 1) * (Hk > 0 ? Hk : 1)) * sizeof(std::int32_t);
 }
 // Head dims the kernels run: 1..256 (64 and 128 on the tensor-core path, others scalar).
 bool head_dim_supported(std::int64_t D);

@@ -24,13 +24,6 @@ detail::ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan)
   p.chunks = plan.chunks;
   p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
-#if IXO_PACKED_BALANCED
-  p.span_ctas = plan.span_ctas;
-#endif
-#if IXO_PACKED_CLAIMS
-  p.counters = plan.pack > 1 ? a.work_counters : nullptr;  // work claims: the packed plan only
-  p.claim_ctas = plan.claim_ctas;
-#endif
   return p;
 }
 

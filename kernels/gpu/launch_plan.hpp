@@ -9,13 +9,7 @@
 //     else one tile per row, decided from slot_ids on the device);
 //   - a tile's length is its longest *writable* row (active and nb > topk: common::group_plan)
 //     and its blocks [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c); a row of the tile
-//     writes block b of that range only when b < its own nb;
-//   - the balanced packed plan (IXO_PACKED_BALANCED, span_ctas > 0): grid x = span_ctas, CTA x
-//     covers the spans common::cta_part(x, batch, chunks, span_ctas, i) of one or two programs, a tile's
-//     blocks common::span_blocks of its nb;
-//   - the claim grid (IXO_PACKED_CLAIMS, claim_ctas > 0): grid x = claim_ctas, CTA x is CTA i of the
-//     c of its program (common::claim_part); here, as in the twin, it scores KV chunk i of c (the
-//     CUDA packed tile takes the same blocks by work claims, one outcome of which this is).
+//     writes block b of that range only when b < its own nb.
 // tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
 // score_grid() here; the CPU test tests/graph/test_graph_plan.cpp checks that the plan for
 // maximum shapes covers every (row, head, block) of any smaller batch exactly once.
@@ -58,28 +52,21 @@ struct TileBlocks {
   std::int64_t b0 = 0, b1 = 0;
 };
 
-// The most tiles a CTA scores: two programs' (a balanced plan's CTA covering the end of one
-// and the start of the next), each at most common::kTileRows.
-inline constexpr int kMaxCtaTiles = 2 * common::kTileRows;
-
-// The tiles of CTA x of the grid (at most kMaxCtaTiles), with their blocks, as the score
-// kernels compute them from the slot ids and lengths of the batch. Returns the count.
+// The tiles of program x of the grid (at most common::kTileRows), with their blocks, as the
+// score kernels compute them from the slot ids and lengths of the batch. Returns the count.
 inline int program_tiles(const IndexArgs& a, const ScoreGrid& g, const std::int64_t* slot_ids,
                          const std::int64_t* seq_lens, std::int64_t x, TileBlocks* out) {
-  int n = 0;
-  for (int i = 0; i < common::cta_parts(x, g.batch, g.span_ctas); ++i) {  // a chunk, or one or two balanced spans
-    const common::CtaPart part = common::cta_part(x, g.batch, g.chunks, g.span_ctas, i, g.claim_ctas);
-    const common::ProgramTiles pt = common::program_tiles(slot_ids, part.program, a.R, g.pack);
-    for (int t = 0; t < pt.count; ++t) {
-      TileBlocks& tb = out[n++];
-      tb.first = pt.first + static_cast<std::int64_t>(t) * pt.pack;
-      tb.pack = pt.pack;
-      const common::GroupPlan gp = common::group_plan(row_inputs(a, slot_ids, seq_lens), tb.first, pt.pack);
-      tb.b0 = tb.b1 = 0;
-      if (gp.Lg > 0) common::tile_work_blocks(part.work, gp.nbg, &tb.b0, &tb.b1);
-    }
+  const int c = static_cast<int>(x % g.chunks);
+  const common::ProgramTiles pt = common::program_tiles(slot_ids, x / g.chunks, a.R, g.pack);
+  for (int t = 0; t < pt.count; ++t) {
+    TileBlocks& tb = out[t];
+    tb.first = pt.first + static_cast<std::int64_t>(t) * pt.pack;
+    tb.pack = pt.pack;
+    const common::GroupPlan gp = common::group_plan(row_inputs(a, slot_ids, seq_lens), tb.first, pt.pack);
+    tb.b0 = tb.b1 = 0;
+    if (gp.Lg > 0) common::chunk_blocks(gp.nbg, g.chunks, c, &tb.b0, &tb.b1);
   }
-  return n;
+  return pt.count;
 }
 
 }  // namespace ixo::gpu::plan

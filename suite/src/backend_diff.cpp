@@ -57,25 +57,6 @@ std::string plan_place(const Case& c, const BackendTraits& traits, int forced_ch
   const std::string rows = at.tile_pack > 1
                                ? fmt::format("rows {}..{} packed", at.tile_first, at.tile_first + at.tile_pack - 1)
                                : fmt::format("row {}", at.tile_first);
-#if IXO_PACKED_CLAIMS
-  if (traits.family == "cuda" && at.tile_pack > 1) {  // the CUDA packed tile: blocks go to whichever warp takes them
-    const std::int64_t first = p.claim_ctas > 0 ? at.cta_x - at.chunk : at.program * p.chunks;
-    const std::int64_t ctas = p.claim_ctas > 0 ? at.chunks : p.chunks;
-    return fmt::format(
-        "program {} ({}, tile row {}): CTAs x {}..{} of {} take its blocks by work claims "
-        "(IXO_PACKED_CLAIMS; any of their warps may have scored block {}), K head {}",
-        at.program, rows, at.tile_row, first, first + ctas - 1, p.grid_x(), b, at.kv_head);
-  }
-#endif
-  if (p.claim_ctas > 0)  // the claim grid (IXO_PACKED_CLAIMS): the program's CTA i of c, statically chunk i of c
-    return fmt::format(
-        "CTA x {} of {} (program {}: {}, tile row {}), CTA {} of the program's {} = blocks [{}, {}), "
-        "K head {}",
-        at.cta_x, p.grid_x(), at.program, rows, at.tile_row, at.chunk, at.chunks, at.chunk_b0, at.chunk_b1, at.kv_head);
-  if (p.span_ctas > 0)  // the balanced packed plan (IXO_PACKED_BALANCED): a CTA's span, not a KV chunk
-    return fmt::format("CTA x {} of {} (program {}: {}, tile row {}), span {} of the CTA = blocks [{}, {}), K head {}",
-                       at.cta_x, p.grid_x(), at.program, rows, at.tile_row, at.chunk, at.chunk_b0, at.chunk_b1,
-                       at.kv_head);
   return fmt::format("CTA x {} of {} (program {}: {}, tile row {}), KV chunk {} of {} = blocks [{}, {}), K head {}",
                      at.cta_x, p.grid_x(), at.program, rows, at.tile_row, at.chunk, p.chunks, at.chunk_b0, at.chunk_b1,
                      at.kv_head);

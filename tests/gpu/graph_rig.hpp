@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "gpu/case_inputs.hpp"
 #include "gpu/index_args.hpp"
 #include "gpu_test_util.hpp"
 #include "gpu/indexer_launch.hpp"
@@ -69,7 +68,6 @@ struct Rig {
   DevBuf<std::int64_t> slots, lens;
   DevBuf<float> scores, e_scores;
   DevBuf<std::int32_t> topk, e_topk;
-  gpu::WorkCounters counters, e_counters;  // work claims (IndexArgs::work_counters): zeroed once
   gpu::IndexArgs args, eager_args;
   cudaStream_t st = nullptr;
   cudaGraph_t graph = nullptr;
@@ -86,9 +84,7 @@ struct Rig {
         scores(static_cast<std::size_t>(c.Hq * c.R * c.NB())),
         e_scores(scores.n),
         topk(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk)),
-        e_topk(topk.n),
-        counters(c.R, c.Hk),
-        e_counters(c.R, c.Hk) {
+        e_topk(topk.n) {
     args = args_for(c);
     args.q = q.p;
     args.k_cache = k.p;
@@ -97,12 +93,10 @@ struct Rig {
     args.seq_lens = lens.p;
     args.scores = scores.p;
     args.topk_idx = topk.p;
-    args.work_counters = counters.b.p;
     args.mutant = test_mutant();  // a mutation ctest's injected mutant (gpu_test_util.hpp), else 0
     eager_args = args;
     eager_args.scores = e_scores.p;
     eager_args.topk_idx = e_topk.p;
-    eager_args.work_counters = e_counters.b.p;
     ck(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
   }
   ~Rig() {
@@ -149,7 +143,6 @@ struct Rig {
     ck(cudaMemsetAsync(scores.p, 0, scores.n * sizeof(float), st), "clobber scores");
     ck(cudaGraphLaunch(exec, st), "graph launch");
     ck(cudaStreamSynchronize(st), "graph sync");
-    check_counters_zeroed(counters, "replay");
     return observed(scores, topk);
   }
 
@@ -157,14 +150,7 @@ struct Rig {
     ck(gpu::launch_fill_u32(e_scores.p, kScorePoisonBits, e_scores.n, st), "eager fill");
     ck(gpu::launch_index_step(eager_args, packed, st), "eager index step");
     ck(cudaStreamSynchronize(st), "eager sync");
-    check_counters_zeroed(e_counters, "eager launch");
     return observed(e_scores, e_topk);
-  }
-
-  // Every launch leaves its work-claim counters zeroed (common/work_claims.hpp): the next
-  // replay takes its tickets from 0 with no reset node.
-  static void check_counters_zeroed(const gpu::WorkCounters& c, const char* after) {
-    if (!c.zeroed()) throw std::runtime_error(std::string("work-claim counters left non-zero after the ") + after);
   }
 };
 

@@ -63,8 +63,6 @@ TEST_P(RepeatRuns, ConcurrentWorkGivesTheSameBits) {
   gpu::DevBuf<std::int32_t> topk(nids);
   a.scores = scores.p;
   a.topk_idx = topk.p;
-  const gpu::WorkCounters counters(c.R, c.Hk);  // shared by every repeat: each must leave it zeroed
-  a.work_counters = counters.b.p;
 
   // Concurrent work: a non-blocking stream of memsets and copies over 2 x 256 MB.
   const std::size_t noise_bytes = std::size_t{256} << 20;
@@ -85,7 +83,6 @@ TEST_P(RepeatRuns, ConcurrentWorkGivesTheSameBits) {
     if (i % 3 == 1) ck(cudaStreamSynchronize(other), "quiet run");  // some launches alone
     ck(gpu::launch_index_step(a, p.packed, step), "index step");
     ck(cudaStreamSynchronize(step), "synchronize step");
-    ASSERT_TRUE(counters.zeroed()) << "launch " << i << " left its work-claim counters non-zero";
     ck(cudaMemcpy(ids.data(), topk.p, nids * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H ids");
     ck(cudaMemcpy(sc.data(), scores.p, ncells * sizeof(float), cudaMemcpyDeviceToHost), "D2H scores");
     if (i == 0) {

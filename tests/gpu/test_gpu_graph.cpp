@@ -239,11 +239,6 @@ void check_graph_structure(const Rig& rig) {
                         static_cast<const void*>(rig.r2t.p), static_cast<const void*>(rig.slots.p),
                         static_cast<const void*>(rig.lens.p), static_cast<const void*>(rig.scores.p)})
     EXPECT_TRUE(score->words.count(addr(p))) << "score node does not reference buffer " << p;
-#if IXO_PACKED_CLAIMS
-  if (sg.pack > 1) {  // work claims: the packed score kernel takes its blocks through the counters
-    EXPECT_TRUE(score->words.count(addr(rig.counters.b.p))) << "score node does not reference the work counters";
-  }
-#endif
   for (const void* p : {static_cast<const void*>(rig.scores.p), static_cast<const void*>(rig.slots.p),
                         static_cast<const void*>(rig.lens.p), static_cast<const void*>(rig.topk.p)})
     EXPECT_TRUE(topk->words.count(addr(p))) << "top-k node does not reference buffer " << p;

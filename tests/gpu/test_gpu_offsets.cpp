@@ -114,8 +114,6 @@ Observed run_index(const Case& big, const void* k, bool packed) {
   gpu::DevBuf<std::int32_t> topk(static_cast<std::size_t>(big.Hq * big.R * big.cfg.topk));
   a.scores = scores.p;
   a.topk_idx = topk.p;
-  const gpu::WorkCounters counters(big.R, big.Hk);
-  a.work_counters = counters.b.p;
   ck(cudaMemset(topk.p, 0x7f, topk.n * sizeof(std::int32_t)), "clobber ids");
   ck(gpu::launch_fill_u32(scores.p, kScorePoisonBits, ncells, nullptr), "fill");
   ck(gpu::launch_index_step(a, packed, nullptr), "index step");

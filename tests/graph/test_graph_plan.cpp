@@ -28,7 +28,7 @@ namespace plan = ixo::gpu::plan;
 using gpu::IndexArgs;
 
 // The tiles of program x of grid g for the batch (slot ids, lens), each with its blocks
-// [b0, b1); returns their number (at most plan::kMaxCtaTiles).
+// [b0, b1); returns their number (at most common::kTileRows).
 using TilesFn = std::function<int(const IndexArgs&, const plan::ScoreGrid&, const std::vector<std::int64_t>& slots,
                                   const std::vector<std::int64_t>& lens, std::int64_t x, plan::TileBlocks* out)>;
 
@@ -53,7 +53,7 @@ std::string check_coverage(const IndexArgs& a, const plan::ScoreGrid& g, const B
   int reports = 0;
   for (std::int64_t y = 0; y < g.hk; ++y)
     for (std::int64_t x = 0; x < g.grid_x(); ++x) {
-      plan::TileBlocks tb[plan::kMaxCtaTiles];
+      plan::TileBlocks tb[common::kTileRows];
       const int n = tiles(a, g, bt.slots, bt.lens, x, tb);
       for (int t = 0; t < n; ++t)
         for (int d = 0; d < tb[t].pack; ++d) {
@@ -124,9 +124,6 @@ IndexArgs random_max_shapes(std::mt19937_64& g, bool force_chunks) {
   a.rows = pick(g, 2, 40);
   a.S = a.rows * a.width + pick(g, 1, 1000);  // > rows: slot -1 aliases S-1, outside the table
   a.num_chunks = force_chunks ? static_cast<int>(pick(g, 1, 9)) : 0;
-  // The K format picks the packed plan (fp8: one wave; bf16: score_chunks, or one wave with
-  // IXO_BF16_PACKED_WAVE; both the balanced plan with IXO_PACKED_BALANCED).
-  a.k_code = pick(g, 0, 1) ? common::kE4m3fn : common::kBf16;
   return a;
 }
 

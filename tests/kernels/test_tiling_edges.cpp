@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "common/mutants.hpp"
-#include "cpu/cpu_backends.hpp"
 #include "ixo/case_run.hpp"
 #include "ixo_test/support.hpp"
 #include "ixo_test/testbed.hpp"
@@ -157,10 +156,6 @@ TEST_P(TilingEdges, EdgesCatchTheirMutants) {
   const Edge& edge = GetParam();
   if (edge.catches == 0) GTEST_SKIP() << edge.name << ": no catalogue mutant (see its comment)";
   const Case c = generate(edge.spec, seed_of(edge.name));
-  const bool chunk_mutant =
-      edge.catches == mutants::chunk_floor_division || edge.catches == mutants::chunk_last_block_dropped;
-  if (chunk_mutant && cpu::plan_for(c, true, run_options(edge)).span_ctas > 0)  // only with IXO_PACKED_BALANCED=1
-    GTEST_SKIP() << edge.name << ": the balanced packed plan has no KV chunks (BalancedPlan.* covers its spans)";
   const Expected e = oracle(c);
   auto b = make_backend("cpu-packed");  // native mutants, packed plan (and its per-row fallback)
   const CaseRun r = run_and_judge(*b, c, e, kernel_judge_options(false), run_options(edge, edge.catches));
