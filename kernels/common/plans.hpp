@@ -88,13 +88,14 @@ IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, in
 // both the CUDA and the C++ flags: the twin shares the plan) measured slower with the f16 path
 // (session 15, one lease, A B A B: packed e4m3fn 16 x 131072 93.1 / 93.6 -> 103.2 / 102.8 us,
 // 32 x 524288 578.3 / 578.2 -> 684.2 / 687.5; 128 registers with small spills).
-// bf16: kBf16PackedWaveSlots = 132 x 2 when IXO_BF16_PACKED_WAVE=1 (the default since session
-// 20's A/B, one lease: packed bf16 16 x 131072 step 155.0 / 154.4 -> 145.8 / 144.5 us, the other
-// step shapes within 0.3 %, latency suite geomean 0.999 (b4 32K H4 57.2 -> 48.5 us, worst +2.2 %);
-// 0: score_chunks, the 1024-program plan). Session 17's sweep with the .L2::128B copies (one
-// lease): packed bf16 16 x 131072 score 144.7 / 143.9 us at the old plan's 64 chunks (3.88
-// waves), 134.0 / 134.1 at 16 (one wave), 134.9 at 33 (2 waves), 136.7 at 12, 138.0 at 32, 141.3 at 48, 150.3 at 8; 32 x 524288
-// flat (984.2 at 32, 982.8 at 8, 981.4 at 33); session 14 (no hint) had one wave 3 % slower.
+// bf16: kBf16PackedWaveSlots = 132 x 2 when IXO_BF16_PACKED_WAVE=1 (the default since session 20's
+// A/B, one lease: packed bf16 16 x 131072 step 155.0 / 154.4 -> 145.8 / 144.5 us, the other step
+// shapes within 0.3 %, latency suite geomean 0.999 (b4 32K H4 57.2 -> 48.5 us, worst +2.2 %); 0:
+// score_chunks, the 1024-program plan). Session 17's sweep with the .L2::128B copies (one lease):
+// packed bf16 16 x 131072 score 144.7 / 143.9 us at the old plan's 64 chunks (3.88 waves), 134.0 /
+// 134.1 at 16 (one wave), 134.9 at 33 (2 waves), 136.7 at 12, 138.0 at 32, 141.3 at 48, 150.3 at 8;
+// 32 x 524288 flat (984.2 at 32, 982.8 at 8, 981.4 at 33); session 14 (no hint) had one wave 3 %
+// slower.
 #ifndef IXO_FP8_CTAS_PER_SM
 #define IXO_FP8_CTAS_PER_SM 3
 #endif
