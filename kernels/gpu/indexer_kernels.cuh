@@ -1,6 +1,7 @@
-// Single-source CUDA/HIP kernels of the indexer: score (per-row and packed are the same
-// kernel; per-row is a pack of 1); the top-k and fill kernels are in topk_kernel.cuh. Included by indexer_cuda.cu
-// (nvcc) and indexer_hip.hip (hipcc). Every shared formula comes from indexer_common.hpp.
+// Single-source CUDA/HIP score kernels of the indexer (per-row and packed are the same
+// kernel; per-row is a pack of 1; the top-k and fill kernels: topk_kernel.cuh). Included by
+// indexer_cuda.cu (nvcc) and indexer_hip.hip (hipcc). Every shared formula comes from
+// indexer_common.hpp / plans.hpp.
 // Design notes: docs/gpu-kernels.md.
 #pragma once
 #include <cstdint>

@@ -124,6 +124,9 @@ IndexArgs random_max_shapes(std::mt19937_64& g, bool force_chunks) {
   a.rows = pick(g, 2, 40);
   a.S = a.rows * a.width + pick(g, 1, 1000);  // > rows: slot -1 aliases S-1, outside the table
   a.num_chunks = force_chunks ? static_cast<int>(pick(g, 1, 9)) : 0;
+  // The K format picks the packed plan's wave (fp8: 396 slots, 3 CTAs an SM; bf16: 264, 2 an SM,
+  // or score_chunks with IXO_BF16_PACKED_WAVE=0).
+  a.k_code = pick(g, 0, 1) ? common::kE4m3fn : common::kBf16;
   return a;
 }
 
