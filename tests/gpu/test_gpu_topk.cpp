@@ -1,0 +1,176 @@
+// The top-k kernel alone (gpu::launch_topk, radix_select.cuh) on crafted score rows, against the
+// oracle's selection (ixo::select_topk: score desc, NaN lowest, equal scores by lower id) of the
+// same fp32 scores. The radix select ranks 32-bit keys 8 bits a pass (the top byte first) and
+// a pass ends in one of two ways: every key of the bin holding the k-th key is selected (the
+// selection stops there) or only some are (the next pass refines the bin). The rows are built
+// from key bytes so that the k-th key's bin is decided at pass 1, 2, 3 or 4, each way, with
+// exact ties at the k-th score, NaN and infinities, negative scores, and random rows; keys in
+// shared memory (nb <= 8192) and in global memory (nb > 8192); k from 1 to 2048.
+// ctest mutant.topk_early_exit_partial_bin runs it with a selection that stops after a pass
+// whose bin is only partly selected (it keeps that bin's lowest ids instead of its highest keys).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu/device_buffer.hpp"
+#include "gpu/indexer_launch.hpp"
+#include "gpu_test_util.hpp"
+#include "ixo/oracle.hpp"
+
+namespace ixo::test {
+namespace {
+
+// A positive float whose bits are b (0 < b < 0x7F800000): positive floats order as their bits,
+// so the rows below place keys in chosen radix bins by their bytes.
+float from_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// The bits of a key placed at radix pass `pass` (1..4) in the bin of byte `digit`: the bytes
+// before the pass fixed (0x3F, then 0x80: scores near 1), the pass's byte = digit, the bytes after
+// it random.
+std::uint32_t key_bits(int pass, std::uint32_t digit, std::mt19937& rng) {
+  std::uint32_t b = 0;
+  for (int byte = 1; byte <= 4; ++byte) {
+    const std::uint32_t v = byte < pass ? (byte == 1 ? 0x3Fu : 0x80u) : byte == pass ? digit : rng() & 0xFFu;
+    b |= v << (8 * (4 - byte));
+  }
+  return b;
+}
+
+// A row of n scores whose k-th largest lies in a bin of radix pass `pass`: `above` keys in a
+// higher bin of that pass, `in_bin` keys in the bin (in_bin == k - above: every key of the bin is
+// selected, the selection can stop; more: the next pass splits the bin), the rest in a lower bin;
+// all of them share the bytes before the pass. Positions shuffled.
+std::vector<float> pass_row(int n, int pass, int above, int in_bin, std::mt19937& rng) {
+  const std::uint32_t lo = pass == 1 ? 0x3Eu : 0x20u, mid = pass == 1 ? 0x3Fu : 0x40u, hi = pass == 1 ? 0x40u : 0x60u;
+  std::vector<float> row;
+  for (int i = 0; i < n; ++i)
+    row.push_back(from_bits(key_bits(pass, i < above ? hi : (i < above + in_bin ? mid : lo), rng)));
+  std::shuffle(row.begin(), row.end(), rng);
+  return row;
+}
+
+struct TopkCase {
+  std::string name;
+  int k;
+  std::vector<std::vector<float>> rows;  // each of length nb
+};
+
+// Runs launch_topk on the rows (one query row each, nb = the row length, every row active) and
+// compares each row's ids with select_topk on the same scores.
+void expect_topk_matches_oracle(const TopkCase& tc) {
+  const std::int64_t R = static_cast<std::int64_t>(tc.rows.size());
+  const std::int64_t NB = static_cast<std::int64_t>(tc.rows[0].size());
+  gpu::IndexArgs a;
+  a.R = R;
+  a.Hq = a.Hk = 1;
+  a.S = a.rows = R;
+  a.width = NB;
+  a.NB = NB;
+  a.block_size = 1;
+  a.topk = tc.k;
+  a.init_blocks = a.local_blocks = 0;
+  a.mutant = test_mutant();
+  std::vector<std::int64_t> slots(R), lens(R, NB);
+  std::iota(slots.begin(), slots.end(), 0);
+  std::vector<float> scores;
+  for (const auto& r : tc.rows) scores.insert(scores.end(), r.begin(), r.end());
+  gpu::DevBuf<std::int64_t> dslots(slots.data(), slots.size()), dlens(lens.data(), lens.size());
+  gpu::DevBuf<float> dscores(scores.data(), scores.size());
+  gpu::DevBuf<std::int32_t> dids(static_cast<std::size_t>(R * tc.k));
+  a.slot_ids = dslots.p;
+  a.seq_lens = dlens.p;
+  a.scores = dscores.p;
+  a.topk_idx = dids.p;
+  gpu::check(cudaMemset(dids.p, 0x7f, dids.n * sizeof(std::int32_t)), "test_gpu_topk", "clobber ids");
+  gpu::check(static_cast<cudaError_t>(gpu::launch_topk(a, nullptr)), "test_gpu_topk", "launch_topk");
+  gpu::check(cudaDeviceSynchronize(), "test_gpu_topk", "synchronize");
+  std::vector<std::int32_t> ids(dids.n);
+  gpu::check(cudaMemcpy(ids.data(), dids.p, ids.size() * 4, cudaMemcpyDeviceToHost), "test_gpu_topk", "D2H");
+  for (std::int64_t r = 0; r < R; ++r) {
+    std::vector<double> s(tc.rows[r].begin(), tc.rows[r].end());
+    std::vector<std::int32_t> want(tc.k);
+    select_topk(s.data(), NB, tc.k, want.data());
+    const std::vector<std::int32_t> got(ids.begin() + r * tc.k, ids.begin() + (r + 1) * tc.k);
+    EXPECT_EQ(got, want) << tc.name << ", row " << r << " (nb " << NB << ", k " << tc.k << ")";
+  }
+}
+
+// Row sets for one (nb, k): every pass decided both ways, ties at the k-th score, special
+// values, random rows.
+TopkCase topk_case(int nb, int k, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  TopkCase tc{"nb" + std::to_string(nb) + "_k" + std::to_string(k), k, {}};
+  for (int pass = 1; pass <= 4; ++pass) {
+    for (int above : {0, k / 2, k - 1}) {
+      if (above >= k) continue;
+      tc.rows.push_back(pass_row(nb, pass, above, k - above, rng));  // the bin is exactly the rest: stop
+      if (pass < 4) tc.rows.push_back(pass_row(nb, pass, above, std::min(nb - above, k - above + 7), rng));
+    }
+  }
+  {  // exact ties at the k-th score: k / 2 above, 3k equal ones (lowest ids win), the rest below
+    std::vector<float> row(nb);
+    for (int i = 0; i < nb; ++i) row[i] = i < k / 2 ? 3.0f + i : (i < k / 2 + 3 * k ? 2.0f : 1.0f / (2 + i));
+    std::shuffle(row.begin(), row.end(), rng);
+    tc.rows.push_back(row);
+  }
+  {  // NaN (lowest), +inf, -inf, negative scores
+    std::normal_distribution<float> nd(0.0f, 4.0f);
+    std::vector<float> row(nb);
+    for (int i = 0; i < nb; ++i) {
+      float v = nd(rng);
+      row[i] = v == 0.0f ? 0.5f : v;
+    }
+    for (int i = 0; i < nb; i += 7) row[i] = std::numeric_limits<float>::quiet_NaN();
+    row[1] = std::numeric_limits<float>::infinity();
+    row[nb - 2] = -std::numeric_limits<float>::infinity();
+    tc.rows.push_back(row);
+    for (auto& v : row) v = -std::fabs(v);  // all negative (NaN stays NaN)
+    tc.rows.push_back(row);
+  }
+  for (int i = 0; i < 4; ++i) {  // random rows, several spreads
+    std::uniform_real_distribution<float> ud(0.25f, i == 0 ? 0.26f : (i == 1 ? 4.0f : 1e6f));
+    std::vector<float> row(nb);
+    for (auto& v : row) v = i == 3 ? -ud(rng) : ud(rng);
+    tc.rows.push_back(row);
+  }
+  return tc;
+}
+
+struct TopkShape {
+  int nb, k;
+};
+
+class TopkRadix : public ::testing::TestWithParam<TopkShape> {};
+
+TEST_P(TopkRadix, IdsMatchTheOracleSelection) {
+  IXO_REQUIRE_CUDA();
+  const TopkShape sh = GetParam();
+  const TopkCase tc = topk_case(sh.nb, sh.k, 7u + static_cast<std::uint32_t>(sh.nb * 31 + sh.k));
+  ASSERT_GT(sh.nb, sh.k) << "setup: rows must be ranked (nb > topk), not the trivial shortcut";
+  expect_topk_matches_oracle(tc);
+}
+
+// nb 1024 / 2048 / 4096 / 8192: keys in shared memory; 9000: read from global memory each pass.
+INSTANTIATE_TEST_SUITE_P(CudaTopk, TopkRadix,
+                         ::testing::Values(TopkShape{1024, 16}, TopkShape{1024, 1}, TopkShape{2048, 100},
+                                           TopkShape{4096, 2048}, TopkShape{8192, 64}, TopkShape{9000, 16},
+                                           TopkShape{9000, 513}),
+                         [](const ::testing::TestParamInfo<TopkShape>& i) {
+                           return "nb" + std::to_string(i.param.nb) + "_k" + std::to_string(i.param.k);
+                         });
+
+}  // namespace
+}  // namespace ixo::test
