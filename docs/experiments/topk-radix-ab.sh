@@ -3,6 +3,8 @@
 # an early stop (radix_select.cuh) against the tree before it, in one lease, beside the GPU gate.
 #   bash docs/experiments/topk-radix-ab.sh   (device tool, carry .deps; .deps/base-src = `git archive`
 #   of the base commit; everything lands in $OUT/all.tgz, summary.log beside it)
+# B also skips the fp8 decode table build where no widening reads it (indexer_kernels.cuh: e4m3fn / e5m2
+# start without it and its barrier; the fp8 score-alone column of A vs B measures that alone).
 # Builds: B = this tree (the gate's build), A = .deps/base-src, E = B with -DIXO_TOPK_EARLY_EXIT=0,
 # G = B with -DIXO_TOPK_AGGREGATE=0 (A, E, G: the benchmarks only, in the background).
 # Runs: the gate (ctest -L cuda incl. test_gpu's CudaTopk and mutant.topk_early_exit_partial_bin,
