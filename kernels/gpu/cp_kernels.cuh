@@ -44,7 +44,8 @@ __device__ __forceinline__ cm::GroupPlan cp_group_plan(const cm::RowInputs& in, 
   return cm::group_plan(in, first, pack, kNativeMutantsOff);
 }
 
-constexpr int kCandThreads = 256;  // the candidates' CTA (radix_select: warp 0 finds each pass's digit)
+constexpr int kCandThreads =
+    256;  // >= 256: radix_select finds each digit with a block scan, not one thread (29 us -> see docs/performance.md)
 constexpr int kMergeThreads = 256;
 constexpr int kMergeMax = cc::kMaxWorld * cc::kMaxCandidates;
 
@@ -355,12 +356,13 @@ __global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreP
 
 // ---------------------------------------------------------------- shard candidates
 // One CTA per (head, row) of a rank: the top `ncand` cells by (ord desc, cell asc) -- the key
-// order, since a shard's block ids grow with the cell -- via a radix select on ord (radix_select.cuh),
+// order, since a shard's block ids grow with the cell -- via a 4-pass radix select on ord,
 // ties at the threshold to the lowest cells; keys written in cell order, the rest 0.
 template <int NT>
 __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
-  __shared__ RadixSmem rs;
+  __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
+  __shared__ std::uint32_t sel_digit, sel_need;
   const int tid = threadIdx.x;
   const int y = static_cast<int>(blockIdx.y);
   const int rank = p.rank_base + y;
@@ -375,8 +377,9 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   }
   for (int k = ncand + tid; k < p.topk; k += NT) out[k] = 0;
   auto key = [&](std::int64_t j) -> std::uint32_t { return c[j]; };
-  const RadixCut cut = radix_select<NT>(n, key, static_cast<std::uint32_t>(ncand), rs);
-  radix_compact<NT>(n, key, cut, 0u, scan, [&](std::uint32_t pos, std::int64_t j) {
+  std::uint32_t need = static_cast<std::uint32_t>(ncand);
+  const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
+  radix_compact<NT>(n, key, prefix, need, 0u, scan, [&](std::uint32_t pos, std::int64_t j) {
     out[pos] = cc::cand_key(c[j], cc::shard_block(j, rank, p.world));
   });
 }

@@ -13,8 +13,6 @@ using gpuStream_t = hipStream_t;
 #define gpuGetErrorString hipGetErrorString
 #define IXO_WARP_SIZE 64
 #define IXO_SHFL_UP(v, d) __shfl_up((v), (d))
-#define IXO_SHFL(v, src) __shfl((v), (src))
-#define IXO_BALLOT_COUNT(pred) __popcll(__ballot(pred))  // lanes of the (converged) wavefront with pred
 #define gpuErrorInvalidValueCode hipErrorInvalidValue
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
@@ -30,8 +28,6 @@ using gpuStream_t = cudaStream_t;
 #define gpuGetErrorString cudaGetErrorString
 #define IXO_WARP_SIZE 32
 #define IXO_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
-#define IXO_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
-#define IXO_BALLOT_COUNT(pred) __popc(__ballot_sync(0xffffffffu, (pred)))  // lanes of the (converged) warp with pred
 #define gpuErrorInvalidValueCode cudaErrorInvalidValue
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree

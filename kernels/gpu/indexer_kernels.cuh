@@ -291,12 +291,8 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     score_mma_kernel(ScoreParams p) {
   __shared__ std::uint16_t lut[256];
   if constexpr (KC != cm::kBf16) {
-    // The table only where a widening reads it (fp8_decode_reads_table: e4m3fnuz, a mutant's
-    // decode); e4m3fn / e5m2 K start without the build and its barrier. CTA-uniform.
-    if (fp8_decode_reads_table<KC>(cm::fp8_decode_mutated(p.mutant))) {
-      for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
-      __syncthreads();
-    }
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
+    __syncthreads();
   }
   // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch.
   const cm::ProgramChunk pc = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);  // batch R when per-row

@@ -61,16 +61,6 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
 #endif
   return h2;
 }
-// Whether fp8x2_to_bf16x2 below reads the decode table for format KC: where the hardware
-// converts it, only for a mutant's decode (use_lut); e4m3fnuz (or no hardware conversion) always.
-template <int KC>
-__device__ __forceinline__ bool fp8_decode_reads_table(bool use_lut) {
-#if IXO_GPU_CVT_FP8
-  if constexpr (KC == cm::kE4m3fn || KC == cm::kE5m2) return use_lut;
-#endif
-  (void)use_lut;
-  return true;
-}
 // Two fp8 codes (low byte = first element) -> bf16x2 (low half = first element).
 // use_lut: take the table even where the hardware converts (the table holds a mutant's decode).
 template <int KC>

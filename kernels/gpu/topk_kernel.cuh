@@ -27,8 +27,8 @@ struct TopkParams : cm::IndexConfig {
 
 // ---------------------------------------------------------------- top-k
 // One block (256 threads) per (head, row). Trivial rows (nb <= topk) and inactive rows never read the
-// scores. Otherwise a radix select of up to 4 passes (8 bits a pass, radix_select.cuh) over the upper
-// 32 bits of common::topk_key finds the k-th score key; ties on it go to the lowest ids (the key's
+// scores. Otherwise a 4-pass radix select (8 bits a pass) over the upper 32 bits of
+// common::topk_key finds the k-th score key; ties on it go to the lowest ids (the key's
 // lower half); the selected ids are compacted in id order, so the output is ascending.
 __device__ __forceinline__ std::uint32_t score_key_hi(float s) {
   return static_cast<std::uint32_t>(cm::topk_key(s, 0) >> 32);
@@ -37,8 +37,9 @@ __device__ __forceinline__ std::uint32_t score_key_hi(float s) {
 template <int NT>
 __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   __shared__ std::uint32_t keys[kTopkSmemKeys];
-  __shared__ RadixSmem rs;
+  __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
+  __shared__ std::uint32_t sel_digit, sel_need;
   const int tid = threadIdx.x;
   const std::int64_t hr = blockIdx.x;  // h * R + r
   const std::int64_t r = hr % p.R;
@@ -59,13 +60,15 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   __syncthreads();
   auto key = [&](std::int64_t j) -> std::uint32_t { return in_smem ? keys[j] : score_key_hi(sc[j]); };
 
-  const RadixCut cut = radix_select<NT>(n, key, static_cast<std::uint32_t>(kept), rs, p.mutant);
-  // Ties on the k-th key: the `need` lowest ids of the eq_total tied ones; the mutant skips the
-  // lowest ones instead.
-  const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? cut.eq_total - cut.need : 0u;
+  std::uint32_t need = static_cast<std::uint32_t>(kept);
+  const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
+  // Ties on the k-th key: the `need` lowest ids of the eq_total tied ones (the last pass's
+  // bin of the selected digit counts them); the mutant skips the lowest ones instead.
+  const std::uint32_t eq_total = hist[prefix & 0xFFu];
+  const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? eq_total - need : 0u;
   // Compaction in id order: ids ascending.
   radix_compact<NT>(
-      n, key, cut, skip, scan,
+      n, key, prefix, need, skip, scan,
       [&](std::uint32_t pos, std::int64_t j) {
         if (IXO_MUTANT(p.mutant, mutants::ids_unsorted))
           pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending

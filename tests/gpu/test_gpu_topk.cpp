@@ -1,13 +1,12 @@
 // The top-k kernel alone (gpu::launch_topk, radix_select.cuh) on crafted score rows, against the
 // oracle's selection (ixo::select_topk: score desc, NaN lowest, equal scores by lower id) of the
-// same fp32 scores. The radix select ranks 32-bit keys 8 bits a pass (the top byte first) and
-// a pass ends in one of two ways: every key of the bin holding the k-th key is selected (the
-// selection stops there) or only some are (the next pass refines the bin). The rows are built
-// from key bytes so that the k-th key's bin is decided at pass 1, 2, 3 or 4, each way, with
-// exact ties at the k-th score, NaN and infinities, negative scores, and random rows; keys in
-// shared memory (nb <= 8192) and in global memory (nb > 8192); k from 1 to 2048.
-// ctest mutant.topk_early_exit_partial_bin runs it with a selection that stops after a pass
-// whose bin is only partly selected (it keeps that bin's lowest ids instead of its highest keys).
+// same fp32 scores. The radix select ranks 32-bit keys 8 bits a pass (the top byte first); the
+// rows are built from key bytes so that the bin holding the k-th key is told apart at pass 1, 2,
+// 3 or 4, with that bin exactly the keys still needed or more (a selection that stops early must
+// stop only in the first case: session 21's variant, docs/experiments/topk-radix-two-barriers.patch,
+// whose mutant the test killed), exact ties at the k-th score, NaN and infinities, negative
+// scores, and random rows; keys in shared memory (nb <= 8192) and in global memory (nb > 8192);
+// k from 1 to 2048. ctest mutant.tie_rule_reversed runs it with the ties going to the highest ids.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 

@@ -146,12 +146,7 @@
     "the same from run to run",                                                                                        \
     "thousands of blocks tied at the k-th score, keys read from global memory (nb > 8192), launches beside "           \
     "concurrent work",                                                                                                 \
-    "ctest:mutant.topk_ties_by_arrival (RepeatRuns)")                                                                  \
-  X(topk_early_exit_partial_bin,                                                                                       \
-    "the radix select stops after a pass whose bin is only partly selected (count >= need instead of ==): that "       \
-    "bin's lowest ids are kept instead of its highest keys",                                                           \
-    "score rows whose k-th key shares its top byte with more keys than the selection still needs",                     \
-    "ctest:mutant.topk_early_exit_partial_bin (TopkRadix)")
+    "ctest:mutant.topk_ties_by_arrival (RepeatRuns)")
 
 namespace ixo::mutants {
 
