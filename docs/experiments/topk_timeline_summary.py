@@ -24,7 +24,13 @@ def main(d):
         tk = [r for r in tk if r[1] > last - 1_000_000]  # the last launch's CTAs (1 ms window)
         t0 = min(r[1] for r in tk)
         sc = [list(map(int, l.split(","))) for l in open(os.path.join(d, "score-tl-" + tag + ".csv"))]
-        sc = [r for r in sc if t0 - 5_000_000 < r[1] <= t0 and r[2] > r[1]]
+        sc = sorted((r for r in sc if r[1] <= t0 and r[2] > r[1]), key=lambda r: r[1])
+        # The last launch's CTAs: the latest run of starts without a 200 us gap (CTAs of this grid
+        # that the last launch did not have keep an earlier launch's stamps, milliseconds before).
+        i = len(sc) - 1
+        while i > 0 and sc[i][1] - sc[i - 1][1] < 200_000:
+            i -= 1
+        sc = sc[i:]
         s0 = min(r[1] for r in sc)
         s_end = max(r[2] for r in sc)
         ends = [(r[2] - s0) / 1e3 for r in sc]
