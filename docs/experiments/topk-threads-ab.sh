@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 21's third device call: the top-k CTA at 1024 threads (one key a thread for a 1024-block
-# row; IXO_TOPK_THREADS, topk_kernel.cuh) against 256 (A = .deps/base-src, the tree before), beside
+# Session 21's third device call: the top-k CTA at 1024 threads for rows of more than 512 blocks (one
+# key a thread for a 1024-block row; topk_kernel.cuh kTopkThreadsWide) against 256 always (A =
+# .deps/base-src, the tree before), beside
 # the GPU gate on this tree (build, ctest -L cuda, -L python, the perf gate), then compute-sanitizer
 # racecheck / memcheck of the top-k test and the gate's sanitizer stage (racecheck, memcheck) until 480 s.
 #   bash docs/experiments/topk-threads-ab.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)

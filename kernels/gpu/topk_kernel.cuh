@@ -14,14 +14,17 @@
 namespace ixo::gpu::detail {
 namespace cm = ixo::common;
 
-// Threads of a top-k CTA (one CTA a (head, row)). The top-k is latency-bound: a step has one CTA
-// per row (64 at 16 x 131072), one an SM, so each warp's chain of dependent shared-memory loads,
-// atomics and barriers is exposed; 1024 threads take one key each of a 1024-block row (256: four),
-// docs/performance.md "Session 21". IXO_TOPK_THREADS=256 builds the former CTA for A/B runs.
-#ifndef IXO_TOPK_THREADS
-#define IXO_TOPK_THREADS 1024
+// Threads of a top-k CTA (one CTA a (head, row)): kTopkThreads, or kTopkThreadsWide when the
+// rows have more than kTopkWideFrom blocks (NB, graph-constant). The top-k is latency-bound: a step
+// has one CTA per row (64 at 16 x 131072), one an SM, so each warp's chain of dependent shared
+// loads, atomics and barriers is exposed; 1024 threads take one key each of a 1024-block row where
+// 256 take four (docs/performance.md "Session 21"). IXO_TOPK_THREADS_WIDE=256 builds the former CTA.
+#ifndef IXO_TOPK_THREADS_WIDE
+#define IXO_TOPK_THREADS_WIDE 1024
 #endif
-constexpr int kTopkThreads = IXO_TOPK_THREADS;
+constexpr int kTopkThreads = 256;
+constexpr int kTopkThreadsWide = IXO_TOPK_THREADS_WIDE;
+constexpr std::int64_t kTopkWideFrom = 512;
 constexpr int kTopkSmemKeys = 8192;  // rows with nb <= this keep their keys in shared memory
 
 struct TopkParams : cm::IndexConfig {
