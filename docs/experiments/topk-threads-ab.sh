@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Historical: run on 01e1041 (the change is now docs/experiments/topk-wide-cta.patch, `git apply` first).
 # Session 21's third device call: the top-k CTA at 1024 threads for rows of more than 512 blocks (one
 # key a thread for a 1024-block row; topk_kernel.cuh kTopkThreadsWide) against 256 always (A =
 # .deps/base-src, the tree before), beside

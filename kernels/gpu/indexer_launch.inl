@@ -119,12 +119,8 @@ int launch_topk(const IndexArgs& a, void* stream) {
   p.lens = a.seq_lens;
   p.out = a.topk_idx;
   p.mutant = a.mutant;
-  const auto s = static_cast<gpuStream_t>(stream);
-  const unsigned grid = static_cast<unsigned>(a.Hq * a.R);
-  if (a.NB > detail::kTopkWideFrom)  // NB: graph-constant (the grid never depends on the lengths)
-    detail::topk_kernel<detail::kTopkThreadsWide><<<grid, detail::kTopkThreadsWide, 0, s>>>(p);
-  else
-    detail::topk_kernel<detail::kTopkThreads><<<grid, detail::kTopkThreads, 0, s>>>(p);
+  detail::topk_kernel<detail::kTopkThreads>
+      <<<static_cast<unsigned>(a.Hq * a.R), detail::kTopkThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
   return static_cast<int>(gpuGetLastError());
 }
 

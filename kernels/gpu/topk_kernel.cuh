@@ -14,17 +14,7 @@
 namespace ixo::gpu::detail {
 namespace cm = ixo::common;
 
-// Threads of a top-k CTA (one CTA a (head, row)): kTopkThreads, or kTopkThreadsWide when the
-// rows have more than kTopkWideFrom blocks (NB, graph-constant). The top-k is latency-bound: a step
-// has one CTA per row (64 at 16 x 131072), one an SM, so each warp's chain of dependent shared
-// loads, atomics and barriers is exposed; 1024 threads take one key each of a 1024-block row where
-// 256 take four (docs/performance.md "Session 21"). IXO_TOPK_THREADS_WIDE=256 builds the former CTA.
-#ifndef IXO_TOPK_THREADS_WIDE
-#define IXO_TOPK_THREADS_WIDE 1024
-#endif
 constexpr int kTopkThreads = 256;
-constexpr int kTopkThreadsWide = IXO_TOPK_THREADS_WIDE;
-constexpr std::int64_t kTopkWideFrom = 512;
 constexpr int kTopkSmemKeys = 8192;  // rows with nb <= this keep their keys in shared memory
 
 struct TopkParams : cm::IndexConfig {
@@ -36,7 +26,7 @@ struct TopkParams : cm::IndexConfig {
 };
 
 // ---------------------------------------------------------------- top-k
-// One block (kTopkThreads threads) per (head, row). Trivial rows (nb <= topk) and inactive rows never read the
+// One block (256 threads) per (head, row). Trivial rows (nb <= topk) and inactive rows never read the
 // scores. Otherwise a 4-pass radix select (8 bits a pass) over the upper 32 bits of
 // common::topk_key finds the k-th score key; ties on it go to the lowest ids (the key's
 // lower half); the selected ids are compacted in id order, so the output is ascending.
@@ -45,7 +35,7 @@ __device__ __forceinline__ std::uint32_t score_key_hi(float s) {
 }
 
 template <int NT>
-__global__ void __launch_bounds__(NT, 1) topk_kernel(TopkParams p) {
+__global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   __shared__ std::uint32_t keys[kTopkSmemKeys];
   __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
