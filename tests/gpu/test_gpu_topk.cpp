@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -151,6 +152,7 @@ TopkCase topk_case(int nb, int k, std::uint32_t seed) {
 struct TopkShape {
   int nb, k;
 };
+void PrintTo(const TopkShape& s, std::ostream* os) { *os << "nb " << s.nb << ", k " << s.k; }
 
 class TopkRadix : public ::testing::TestWithParam<TopkShape> {};
 
