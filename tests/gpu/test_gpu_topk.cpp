@@ -63,7 +63,6 @@ std::vector<float> pass_row(int n, int pass, int above, int in_bin, std::mt19937
 }
 
 struct TopkCase {
-  std::string name;
   int k;
   std::vector<std::vector<float>> rows;  // each of length nb
 };
@@ -104,7 +103,7 @@ void expect_topk_matches_oracle(const TopkCase& tc) {
     std::vector<std::int32_t> want(tc.k);
     select_topk(s.data(), NB, tc.k, want.data());
     const std::vector<std::int32_t> got(ids.begin() + r * tc.k, ids.begin() + (r + 1) * tc.k);
-    EXPECT_EQ(got, want) << tc.name << ", row " << r << " (nb " << NB << ", k " << tc.k << ")";
+    EXPECT_EQ(got, want) << "row " << r << " (nb " << NB << ", k " << tc.k << ")";
   }
 }
 
@@ -112,7 +111,7 @@ void expect_topk_matches_oracle(const TopkCase& tc) {
 // values, random rows.
 TopkCase topk_case(int nb, int k, std::uint32_t seed) {
   std::mt19937 rng(seed);
-  TopkCase tc{"nb" + std::to_string(nb) + "_k" + std::to_string(k), k, {}};
+  TopkCase tc{k, {}};
   for (int pass = 1; pass <= 4; ++pass) {
     for (int above : {0, k / 2, k - 1}) {
       if (above >= k) continue;
