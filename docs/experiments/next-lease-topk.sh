@@ -1,44 +1,82 @@
 #!/usr/bin/env bash
-# Prepared in session 21 for the next lease (not run yet): one device call on the top-k of the step.
+# Prepared in sessions 21-22 for the next lease (not run yet): one device call on the step's top-k.
 #   bash docs/experiments/next-lease-topk.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
-# 1. ncu's source view of the top-k alone (topk_kernel<256>, 16 x 131072 shapes): stalls per SASS
-#    instruction, bench/gpu/ncu_source_summary.py (where its 3.5 us select goes, session 21).
-# 2. Step bench A / P / Q / A / P / Q: A = this tree, P = topk-pdl-one-wave.patch with the score CTAs
-#    triggering at their start (IXO_TOPK_PDL_EARLY=1: the 64 top-k CTAs resident from the start, their
-#    plan loaded, waiting in griddepcontrol.wait; predicted -1..-1.5 us a packed step: the 0.8-1.1 us gap
-#    and the 0.64 us plan of the timeline), Q = the patch without the early trigger (session 16: level).
-# 3. P's and Q's GPU tests that a wrong wait would fail: test_gpu (incl. CudaTopk), test_gpu_graph.
+# Variants, built side by side:
+#   A  = this tree (the knobs at their defaults): the benchmarks;
+#   B  = -DIXO_TOPK_BALLOT=1: rows selecting <= 64 ids of <= 4096 blocks by warp votes
+#        (kernels/gpu/ballot_select.cuh, session 22; predicted top-k CTA 6.5 -> ~3.2 us at 1024 keys
+#        and 10.7 -> ~5.5 at 4096: packed step -3 us at 16 x 131072, -5 us at 32 x 524288);
+#        the benchmarks, test_gpu (CudaTopk + the CUDA backends' testbed), test_gpu_graph;
+#   P  = docs/experiments/topk-pdl-one-wave.patch with IXO_TOPK_PDL_EARLY=1 (session 16's programmatic
+#        dependent launch of the top-k on the one-wave plans; predicted -1..-1.5 us a packed step);
+#   B1 / B2 = B with a planted bug (test_gpu only; CudaTopk must FAIL): B1 a warp's bound one key too
+#        high (the rows whose top k sit in one warp's ids lose a key), B2 no radix fallback on a wide
+#        tie (the wide-tie rows leave their ids unwritten).
+# Order: the tests of B and the plants first (a wrong B is not benchmarked as if right), the step
+# bench A B P A B P, the latency suite A B, then ncu's source view of B's top-k alone if time is left.
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
+el() { echo "$(( $(date +%s) - t0 )) s"; }
 deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
 nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-variant() {  # name flags
-  local n=$1 F=$2
-  rm -rf /tmp/$n-src && mkdir -p /tmp/$n-src && tar -c --exclude=./build --exclude=./.deps . | tar -x -C /tmp/$n-src &&
-    patch -d /tmp/$n-src -p1 < docs/experiments/topk-pdl-one-wave.patch > /tmp/patch-$n.log 2>&1 &&
-    cmake -S /tmp/$n-src -B /tmp/$n -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
-      -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
-      -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$F" "-DCMAKE_CXX_FLAGS=$F" \
-      > /tmp/conf-$n.log 2>&1 && cmake --build /tmp/$n -j4 --target bench_gpu_index_step test_gpu test_gpu_graph \
-      > /tmp/build-$n.log 2>&1
-  echo "build $n rc=$? ($(( $(date +%s) - t0 )) s)" >> $s
+variant() {  # name flags edit(patch|plant1|plant2|none) targets...
+  local n=$1 F=$2 e=$3; shift 3
+  rm -rf /tmp/$n-src && mkdir -p /tmp/$n-src && tar -c --exclude=./build --exclude=./.deps . | tar -x -C /tmp/$n-src
+  case $e in
+    patch) patch -d /tmp/$n-src -p1 < docs/experiments/topk-pdl-one-wave.patch > $R/patch-$n.log 2>&1 ;;
+    plant1) sed -i 's/if (at_or_above >= kept) bound = c;/if (at_or_above >= kept - 1) bound = c;/' \
+              /tmp/$n-src/kernels/gpu/ballot_select.cuh ;;
+    plant2) sed -i 's/if (L > kCap) return false;/if (L > kCap) return true;/' /tmp/$n-src/kernels/gpu/ballot_select.cuh ;;
+  esac
+  if [[ $e == plant* ]] && cmp -s kernels/gpu/ballot_select.cuh /tmp/$n-src/kernels/gpu/ballot_select.cuh; then
+    echo "build $n: the plant did not apply" >> $s; return 1
+  fi
+  cmake -S /tmp/$n-src -B /tmp/$n -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
+    -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
+    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$F" "-DCMAKE_CXX_FLAGS=$F" \
+    > $R/conf-$n.log 2>&1 && cmake --build /tmp/$n -j3 --target "$@" > $R/build-$n.log 2>&1
+  echo "build $n rc=$? ($(el))" >> $s
 }
-( variant P "-DIXO_TOPK_PDL_EARLY=1" ) &
-( variant Q "" ) &
-KERNEL='topk_kernel<\(int\)256>' ARGS='--quick --reps 2' bash bench/gpu/ncu-source.sh $R/ncu > $R/ncu.out 2>&1
-echo "ncu rc=$? ($(( $(date +%s) - t0 )) s)" >> $s; head -45 $R/ncu/ncu-source-summary.md >> $s 2>/dev/null; wait; pack
+( variant A "" none bench_gpu_index_step bench_gpu_latency ) &
+( variant B "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step bench_gpu_latency test_gpu test_gpu_graph ) &
+( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu test_gpu_graph ) &
+( variant B1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
+( variant B2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
+wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+gt() {  # log-name binary filter [env]
+  [[ -x $2 ]] || { echo "$1: no binary" >> $s; return; }
+  env ${4:-IXO_NONE=1} timeout 240 $2 --gtest_filter="$3" --gtest_brief=1 > $R/$1.log 2>&1
+  echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
+}
+gt topk-B /tmp/B/tests/gpu/test_gpu 'CudaTopk/*'
+gt topk-B1-planted /tmp/B1/tests/gpu/test_gpu 'CudaTopk/*'
+gt topk-B2-planted /tmp/B2/tests/gpu/test_gpu 'CudaTopk/*'
+gt topk-B-tie-mutant /tmp/B/tests/gpu/test_gpu 'CudaTopk/*' IXO_TEST_MUTANT=tie_rule_reversed
+gt topk-B-unsorted-mutant /tmp/B/tests/gpu/test_gpu 'CudaTopk/*' IXO_TEST_MUTANT=ids_unsorted
+timeout 90 compute-sanitizer --tool racecheck --error-exitcode 7 /tmp/B/tests/gpu/test_gpu \
+  --gtest_filter='CudaTopk/*nb1024_k16:CudaTopk/*nb4096_k16:CudaTopk/*nb300_k64' --gtest_brief=1 > $R/racecheck-B.log 2>&1
+echo "racecheck B rc=$? $(grep SUMMARY $R/racecheck-B.log | tail -1) ($(el))" >> $s
+gt test_gpu-B /tmp/B/tests/gpu/test_gpu '*'
+gt test_gpu_graph-B /tmp/B/tests/gpu/test_gpu_graph '*'
+pack
 step() {  # run-name build-dir
   [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
-  $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$?" >> $s
+  $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$? ($(el))" >> $s
   grep -E ' us, packed ' $R/st-$1.log >> $s; pack
 }
-step A1 build; step P1 /tmp/P; step Q1 /tmp/Q; step A2 build; step P2 /tmp/P; step Q2 /tmp/Q
-for n in P Q; do
-  for t in test_gpu test_gpu_graph; do
-    [[ -x /tmp/$n/tests/gpu/$t ]] && { timeout 200 /tmp/$n/tests/gpu/$t --gtest_brief=1 > $R/$t-$n.log 2>&1
-      echo "$t $n rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$t-$n.log | head -2 | tr '\n' ' ')" >> $s; }
-  done
+step A1 /tmp/A; step B1 /tmp/B; step P1 /tmp/P; step A2 /tmp/A; step B2 /tmp/B; step P2 /tmp/P
+for v in A B; do
+  [[ -x /tmp/$v/bench/gpu/bench_gpu_latency ]] && { /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v.md \
+    > $R/lat-$v.log 2>&1; echo "latency $v rc=$? ($(el))" >> $s; tail -3 $R/lat-$v.log >> $s; pack; }
 done
-cp /tmp/build-*.log /tmp/conf-*.log /tmp/patch-*.log $R/ 2>/dev/null; pack
+gt test_gpu-P /tmp/P/tests/gpu/test_gpu '*'
+gt test_gpu_graph-P /tmp/P/tests/gpu/test_gpu_graph '*'
+pack
+if (( $(date +%s) - t0 < 470 )); then
+  KERNEL='topk_kernel<\(int\)256>' ARGS='--quick --reps 2' BUILD_DIR=/tmp/B bash bench/gpu/ncu-source.sh $R/ncu-B \
+    > $R/ncu-B.out 2>&1
+  echo "ncu B rc=$? ($(el))" >> $s; head -45 $R/ncu-B/ncu-source-summary.md >> $s 2>/dev/null
+fi
+pack

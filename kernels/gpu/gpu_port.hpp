@@ -13,6 +13,7 @@ using gpuStream_t = hipStream_t;
 #define gpuGetErrorString hipGetErrorString
 #define IXO_WARP_SIZE 64
 #define IXO_SHFL_UP(v, d) __shfl_up((v), (d))
+#define IXO_BALLOT(pred) static_cast<unsigned long long>(__ballot((pred)))  // bit l: lane l's pred
 #define gpuErrorInvalidValueCode hipErrorInvalidValue
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
@@ -28,6 +29,7 @@ using gpuStream_t = cudaStream_t;
 #define gpuGetErrorString cudaGetErrorString
 #define IXO_WARP_SIZE 32
 #define IXO_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#define IXO_BALLOT(pred) static_cast<unsigned long long>(__ballot_sync(0xffffffffu, (pred)))  // whole warp
 #define gpuErrorInvalidValueCode cudaErrorInvalidValue
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree

@@ -5,11 +5,18 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpu/ballot_select.cuh"
 #include "gpu/gpu_port.hpp"
 #include "gpu/radix_select.cuh"
 #include "index_config.hpp"
 #include "indexer_common.hpp"
 #include "plans.hpp"
+
+// Knob (default 0, pending an H200 A/B): rows selecting <= 64 ids among <= 4096 blocks take the
+// warp-vote selection of ballot_select.cuh instead of the radix select (same ids).
+#ifndef IXO_TOPK_BALLOT
+#define IXO_TOPK_BALLOT 0
+#endif
 
 namespace ixo::gpu::detail {
 namespace cm = ixo::common;
@@ -54,6 +61,21 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   for (int i = tid + kept; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
   if (kept <= 0) return;
   const float* sc = p.scores + hr * p.NB;
+  auto emit = [&](std::uint32_t pos, std::int64_t j) {
+    if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
+    if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
+  };
+#if IXO_TOPK_BALLOT
+  // Block-uniform. The arrival-order tie mutant models the radix compaction: it keeps that path.
+  if (kept <= kBallotMaxKept && n <= static_cast<std::int64_t>(NT) * kBallotMaxPerThread &&
+      !IXO_MUTANT(p.mutant, mutants::topk_ties_by_arrival)) {
+    __shared__ BallotShared<NT> bsh;
+    const bool ties_high = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed);
+    auto global_key = [&](std::int64_t j) { return score_key_hi(sc[j]); };
+    if (ballot_topk_any<NT>(n, global_key, kept, ties_high, bsh, emit)) return;
+    // else a wide tie at the warps' bound: the radix select below
+  }
+#endif
   const bool in_smem = n <= kTopkSmemKeys;
   if (in_smem)
     for (std::int64_t j = tid; j < n; j += NT) keys[j] = score_key_hi(sc[j]);
@@ -67,14 +89,7 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const std::uint32_t eq_total = hist[prefix & 0xFFu];
   const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? eq_total - need : 0u;
   // Compaction in id order: ids ascending.
-  radix_compact<NT>(
-      n, key, prefix, need, skip, scan,
-      [&](std::uint32_t pos, std::int64_t j) {
-        if (IXO_MUTANT(p.mutant, mutants::ids_unsorted))
-          pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
-        if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
-      },
-      p.mutant);
+  radix_compact<NT>(n, key, prefix, need, skip, scan, emit, p.mutant);
 }
 
 __global__ void fill_u32_kernel(std::uint32_t* dst, std::uint32_t bits, std::size_t n) {

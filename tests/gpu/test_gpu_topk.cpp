@@ -5,8 +5,10 @@
 // 3 or 4, with that bin exactly the keys still needed or more (a selection that stops early must
 // stop only in the first case: session 21's variant, docs/experiments/topk-radix-two-barriers.patch,
 // whose mutant the test killed), exact ties at the k-th score, NaN and infinities, negative
-// scores, and random rows; keys in shared memory (nb <= 8192) and in global memory (nb > 8192);
-// k from 1 to 2048. ctest mutant.tie_rule_reversed runs it with the ties going to the highest ids.
+// scores, a tie wider than the vote selection's gather list, scores rising and falling with the id
+// (the top k in one warp's keys), and random rows; keys in shared memory (nb <= 8192) and in global
+// memory (nb > 8192); k from 1 to 2048. ctest mutant.tie_rule_reversed runs it with the ties going
+// to the highest ids. With IXO_TOPK_BALLOT the short rows take ballot_select.cuh (shapes below).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -125,6 +127,19 @@ TopkCase topk_case(int nb, int k, std::uint32_t seed) {
     std::shuffle(row.begin(), row.end(), rng);
     tc.rows.push_back(row);
   }
+  {  // a wide tie: k / 2 above, every other score equal (more tied keys than the vote selection gathers)
+    std::vector<float> row(nb, 2.0f);
+    for (int i = 0; i < k / 2; ++i) row[(i * 7919) % nb] = 3.0f + i;
+    tc.rows.push_back(row);
+  }
+  {  // scores rising with the id: the top k in the highest ids (one warp's keys in the vote selection),
+     // then falling: in the lowest
+    std::vector<float> row(nb);
+    for (int i = 0; i < nb; ++i) row[i] = 1.0f + i;
+    tc.rows.push_back(row);
+    std::reverse(row.begin(), row.end());
+    tc.rows.push_back(row);
+  }
   {  // NaN (lowest), +inf, -inf, negative scores
     std::normal_distribution<float> nd(0.0f, 4.0f);
     std::vector<float> row(nb);
@@ -164,10 +179,15 @@ TEST_P(TopkRadix, IdsMatchTheOracleSelection) {
 }
 
 // nb 1024 / 2048 / 4096 / 8192: keys in shared memory; 9000: read from global memory each pass.
+// With IXO_TOPK_BALLOT, k <= 64 and nb <= 4096 take the vote selection (ballot_select.cuh): 40 (a key
+// a thread, most warps empty), 300 (2 a thread, no warp holds more than 64), 600 (4, partial
+// warps), 1024 and 4096 (4 and 16 a thread); 1024 / 65 and 4097 / 16 just outside it.
 INSTANTIATE_TEST_SUITE_P(CudaTopk, TopkRadix,
                          ::testing::Values(TopkShape{1024, 16}, TopkShape{1024, 1}, TopkShape{2048, 100},
                                            TopkShape{4096, 2048}, TopkShape{8192, 64}, TopkShape{9000, 16},
-                                           TopkShape{9000, 513}),
+                                           TopkShape{9000, 513}, TopkShape{40, 7}, TopkShape{300, 64},
+                                           TopkShape{600, 33}, TopkShape{1024, 64}, TopkShape{1024, 65},
+                                           TopkShape{4096, 16}, TopkShape{4097, 16}),
                          [](const ::testing::TestParamInfo<TopkShape>& i) {
                            return "nb" + std::to_string(i.param.nb) + "_k" + std::to_string(i.param.k);
                          });

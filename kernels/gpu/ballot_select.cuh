@@ -1,0 +1,144 @@
+// Top-k of few ids over a short row by warp votes (knob IXO_TOPK_BALLOT, topk_kernel.cuh), portable
+// (CUDA and HIP): the selection of the radix path (radix_select.cuh) with four barriers instead of
+// ~30, and no histogram atomics or block scans. For kept <= kBallotMaxKept ids among n <= NT * M keys
+// (M keys a thread, in registers; warp w holds ids [w W M, (w + 1) W M), lane-interleaved):
+//   1. each warp finds its own kept-th largest key by a bitwise search (one vote a key a bit); the
+//      largest of these is a lower bound of the row's kept-th largest key (a warp alone holds kept
+//      keys at or above its own);
+//   2. the keys at or above that bound (at most NW * kept, plus keys tied with it) are gathered in id
+//      order into shared memory; more than 2 NT of them (a wide tie) and the call returns false:
+//      the caller then runs the radix select;
+//   3. a gathered key is selected when fewer than kept gathered keys rank above it (score key
+//      larger, or equal and earlier in id order: ties go to the lowest ids, as radix_compact's);
+//   4. the selected ones are emitted in id order: emit(pos, id), pos = selected ones before it.
+#pragma once
+#include <cstdint>
+
+#include "gpu/gpu_port.hpp"
+
+namespace ixo::gpu::detail {
+
+constexpr int kBallotMaxKept = 64;       // ids a row selects, at most
+constexpr int kBallotMaxPerThread = 16;  // keys a thread holds, at most: n <= NT * 16
+
+template <int NT>
+struct BallotShared {
+  static constexpr int kWarps = NT / IXO_WARP_SIZE, kCap = 2 * NT;
+  std::uint32_t warp_bound[kWarps];
+  std::uint32_t warp_count[2 * kWarps];
+  std::uint32_t key[kCap];  // the gathered keys and their ids, in id order
+  std::int32_t id[kCap];
+};
+
+// Lanes below this one (the bits of a vote to count before it).
+__device__ __forceinline__ std::uint64_t lanes_below() {
+  const unsigned lane = threadIdx.x % IXO_WARP_SIZE;
+  return lane == 0 ? 0ull : (~0ull >> (64u - lane));
+}
+
+// Rank of gathered entry e (key ke) among the L gathered ones: entries with a larger key, plus
+// equal ones earlier in id order (later with ties_high: the tie_rule_reversed mutant).
+__device__ __forceinline__ std::uint32_t gathered_rank(const std::uint32_t* key, int L, int e, std::uint32_t ke,
+                                                       bool ties_high) {
+  std::uint32_t r = 0;
+  for (int o = 0; o < L; ++o) {
+    const std::uint32_t ko = key[o];
+    r += ko > ke || (ko == ke && (ties_high ? o > e : o < e));
+  }
+  return r;
+}
+
+template <int NT, int M, class Key, class Emit>
+__device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, bool ties_high, BallotShared<NT>& sh,
+                                            Emit emit) {
+  constexpr int W = IXO_WARP_SIZE, NW = NT / W, kCap = BallotShared<NT>::kCap;
+  static_assert(NT % W == 0 && M >= 1 && M <= kBallotMaxPerThread, "ballot_topk shape");
+  const int tid = threadIdx.x, lane = tid % W, w = tid / W;
+  const std::int64_t base = static_cast<std::int64_t>(w) * W * M + lane;
+  std::uint32_t k[M];
+  bool valid[M];
+  int held = 0;
+#pragma unroll
+  for (int i = 0; i < M; ++i) {
+    const std::int64_t j = base + static_cast<std::int64_t>(i) * W;
+    valid[i] = j < n;
+    k[i] = valid[i] ? key(j) : 0u;
+    held += __popcll(IXO_BALLOT(valid[i]));
+  }
+  // 1. This warp's kept-th largest key (0 when it holds no more than kept keys: all are candidates).
+  //    Absent keys are 0 and every probe c >= 1, so they never count.
+  std::uint32_t bound = 0;
+  if (held > kept) {
+    for (int b = 31; b >= 0; --b) {
+      const std::uint32_t c = bound | (1u << b);
+      int at_or_above = 0;
+#pragma unroll
+      for (int i = 0; i < M; ++i) at_or_above += __popcll(IXO_BALLOT(k[i] >= c));
+      if (at_or_above >= kept) bound = c;
+    }
+  }
+  if (lane == 0) sh.warp_bound[w] = bound;
+  __syncthreads();
+  for (int x = 0; x < NW; ++x) bound = sh.warp_bound[x] > bound ? sh.warp_bound[x] : bound;
+  // 2. Gather the keys at or above the bound, in id order.
+  std::uint64_t vote[M];
+  int mine = 0;
+#pragma unroll
+  for (int i = 0; i < M; ++i) {
+    vote[i] = IXO_BALLOT(valid[i] && k[i] >= bound);
+    mine += __popcll(vote[i]);
+  }
+  if (lane == 0) sh.warp_count[w] = static_cast<std::uint32_t>(mine);
+  __syncthreads();
+  int at = 0, L = 0;
+  for (int x = 0; x < NW; ++x) {
+    const int y = static_cast<int>(sh.warp_count[x]);
+    at += x < w ? y : 0;
+    L += y;
+  }
+  if (L > kCap) return false;  // block-uniform: a wide tie at the bound
+  const std::uint64_t below = lanes_below();
+#pragma unroll
+  for (int i = 0; i < M; ++i) {
+    if ((vote[i] >> lane) & 1ull) {
+      const int pos = at + __popcll(vote[i] & below);
+      sh.key[pos] = k[i];
+      sh.id[pos] = static_cast<std::int32_t>(base + static_cast<std::int64_t>(i) * W);
+    }
+    at += __popcll(vote[i]);
+  }
+  __syncthreads();
+  // 3. Thread t ranks gathered entries t and t + NT.
+  const int e0 = tid, e1 = tid + NT;
+  const bool sel0 = e0 < L && gathered_rank(sh.key, L, e0, sh.key[e0], ties_high) < static_cast<std::uint32_t>(kept);
+  const bool sel1 = e1 < L && gathered_rank(sh.key, L, e1, sh.key[e1], ties_high) < static_cast<std::uint32_t>(kept);
+  // 4. Emit in id order.
+  const std::uint64_t v0 = IXO_BALLOT(sel0), v1 = IXO_BALLOT(sel1);
+  if (lane == 0) {
+    sh.warp_count[w] = static_cast<std::uint32_t>(__popcll(v0));
+    sh.warp_count[NW + w] = static_cast<std::uint32_t>(__popcll(v1));
+  }
+  __syncthreads();
+  int p0 = 0, p1 = 0;
+  for (int x = 0; x < NW; ++x) {
+    const int y0 = static_cast<int>(sh.warp_count[x]), y1 = static_cast<int>(sh.warp_count[NW + x]);
+    p0 += x < w ? y0 : 0;
+    p1 += y0 + (x < w ? y1 : 0);
+  }
+  if (sel0) emit(static_cast<std::uint32_t>(p0 + __popcll(v0 & below)), static_cast<std::int64_t>(sh.id[e0]));
+  if (sel1) emit(static_cast<std::uint32_t>(p1 + __popcll(v1 & below)), static_cast<std::int64_t>(sh.id[e1]));
+  return true;
+}
+
+// ballot_topk with M = the keys a thread holds for n (1, 2, 4, 8 or 16).
+template <int NT, class Key, class Emit>
+__device__ bool ballot_topk_any(std::int64_t n, Key key, int kept, bool ties_high, BallotShared<NT>& sh, Emit emit) {
+  const std::int64_t m = (n + NT - 1) / NT;
+  if (m <= 1) return ballot_topk<NT, 1>(n, key, kept, ties_high, sh, emit);
+  if (m <= 2) return ballot_topk<NT, 2>(n, key, kept, ties_high, sh, emit);
+  if (m <= 4) return ballot_topk<NT, 4>(n, key, kept, ties_high, sh, emit);
+  if (m <= 8) return ballot_topk<NT, 8>(n, key, kept, ties_high, sh, emit);
+  return ballot_topk<NT, 16>(n, key, kept, ties_high, sh, emit);
+}
+
+}  // namespace ixo::gpu::detail

@@ -1,0 +1,192 @@
+// The device code of kernels/gpu/ballot_select.cuh (the vote selection of the top-k kernel's
+// knob IXO_TOPK_BALLOT) run on the host: one CTA of 256 std::threads through simt_host/'s stand-in
+// for gpu_port.hpp (barriers for __syncthreads and the warp votes). Built twice: 32-lane warps
+// (CUDA) and 64-lane ones (HIP). Each case's ids are compared with the oracle's select_topk on the
+// same scores (ties to the lowest ids; with ties_high, the tie_rule_reversed mutant's rule, with
+// select_topk on the reversed row), and whether the call fell back to the radix select with the
+// count of keys at or above the warps' bound worked out here from each warp's own keys.
+// This is what checks the vote selection without a GPU; on the H200, CudaTopk/TopkRadix runs it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu/ballot_select.cuh"  // through simt_host/gpu/gpu_port.hpp
+#include "indexer_common.hpp"
+#include "ixo/oracle.hpp"
+
+namespace ixo::test {
+namespace {
+
+constexpr int NT = 256;
+using gpu::detail::BallotShared;
+
+std::uint32_t key_of(float s) { return static_cast<std::uint32_t>(common::topk_key(s, 0) >> 32); }
+
+struct VoteRun {
+  bool selected;                  // false: fell back (nothing emitted)
+  std::vector<std::int32_t> ids;  // by output position; -7 = never written
+  int bad_emits = 0;              // positions out of range or written twice
+};
+
+VoteRun run_ballot_topk(const std::vector<float>& row, int kept, bool ties_high) {
+  const std::int64_t n = static_cast<std::int64_t>(row.size());
+  VoteRun run{false, std::vector<std::int32_t>(kept, -7)};
+  BallotShared<NT> shared;
+  simt_host::Cta cta(NT);
+  simt_host::current_cta = &cta;
+  std::vector<unsigned char> returned(NT);
+  std::vector<std::thread> threads;
+  std::vector<int> bad(NT, 0);
+  for (int t = 0; t < NT; ++t)
+    threads.emplace_back([&, t] {
+      threadIdx.x = static_cast<unsigned>(t);
+      auto key = [&](std::int64_t j) { return key_of(row[static_cast<std::size_t>(j)]); };
+      auto emit = [&](std::uint32_t pos, std::int64_t j) {
+        if (pos >= static_cast<std::uint32_t>(kept) || run.ids[pos] != -7) {
+          ++bad[t];
+          return;
+        }
+        run.ids[pos] = static_cast<std::int32_t>(j);  // distinct positions: no two threads write one
+      };
+      returned[t] = gpu::detail::ballot_topk_any<NT>(n, key, kept, ties_high, shared, emit) ? 1 : 0;
+    });
+  for (auto& th : threads) th.join();
+  simt_host::current_cta = nullptr;
+  run.selected = returned[0] != 0;
+  for (int t = 0; t < NT; ++t) {
+    EXPECT_EQ(returned[t], returned[0]) << "thread " << t << ": the return must be the same in the whole CTA";
+    run.bad_emits += bad[t];
+  }
+  return run;
+}
+
+// The oracle's ids (ascending); ties_high: the highest ids among equal scores (the reversed row).
+std::vector<std::int32_t> expected_ids(const std::vector<float>& row, int kept, bool ties_high) {
+  const std::int64_t n = static_cast<std::int64_t>(row.size());
+  std::vector<double> s(row.begin(), row.end());
+  if (ties_high) std::reverse(s.begin(), s.end());
+  std::vector<std::int32_t> ids(kept);
+  select_topk(s.data(), n, kept, ids.data());
+  if (ties_high)
+    for (auto& id : ids) id = static_cast<std::int32_t>(n - 1 - id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// Keys the selection gathers: those at or above the largest of the warps' kept-th largest keys
+// (a warp of W lanes holds ids [w W M, (w + 1) W M), M = 1, 2, 4, 8 or 16 keys a lane).
+std::int64_t gathered_count(const std::vector<float>& row, int kept) {
+  const std::int64_t n = static_cast<std::int64_t>(row.size());
+  std::int64_t m = 1;
+  while (m * NT < n) m *= 2;
+  const std::int64_t span = IXO_WARP_SIZE * m;
+  std::uint32_t bound = 0;
+  for (std::int64_t lo = 0; lo < n; lo += span) {
+    std::vector<std::uint32_t> keys;
+    for (std::int64_t j = lo; j < std::min(n, lo + span); ++j) keys.push_back(key_of(row[j]));
+    if (static_cast<int>(keys.size()) <= kept) continue;
+    std::nth_element(keys.begin(), keys.begin() + (kept - 1), keys.end(), std::greater<>());
+    bound = std::max(bound, keys[kept - 1]);
+  }
+  return std::count_if(row.begin(), row.end(), [&](float v) { return key_of(v) >= bound; });
+}
+
+enum class Family { random, few_values, all_equal, special_values, rising, falling };
+const char* family_name(Family f) {
+  constexpr const char* names[] = {"random", "few_values", "all_equal", "special_values", "rising", "falling"};
+  return names[static_cast<int>(f)];
+}
+
+std::vector<float> make_row(int n, Family f, std::mt19937& rng) {
+  std::uniform_real_distribution<float> ud(0.25f, 4.0f);
+  std::vector<float> row(n);
+  for (int i = 0; i < n; ++i) {
+    switch (f) {
+      case Family::random:
+        row[i] = (rng() & 1) ? ud(rng) : -ud(rng);
+        break;
+      case Family::few_values:
+        row[i] = 1.0f + static_cast<float>(rng() % 5);
+        break;  // wide ties
+      case Family::all_equal:
+        row[i] = 2.0f;
+        break;
+      case Family::special_values:  // NaN (lowest), +-inf, no zeros (the oracle's doubles tie +0 and -0)
+        row[i] = i % 5 == 0    ? std::numeric_limits<float>::quiet_NaN()
+                 : i % 11 == 1 ? std::numeric_limits<float>::infinity()
+                 : i % 13 == 2 ? -std::numeric_limits<float>::infinity()
+                               : -ud(rng);
+        break;
+      case Family::rising:
+        row[i] = 1.0f + static_cast<float>(i);
+        break;  // the top k in the last warp's ids
+      case Family::falling:
+        row[i] = static_cast<float>(n - i);
+        break;
+    }
+  }
+  return row;
+}
+
+struct BallotCase {
+  int n, kept;
+  Family family;
+  bool ties_high;
+};
+
+// The case table: n from one key a CTA to 16 keys a thread (the knob's limit, 4096), kept from 1
+// to its limit 64, warps with fewer keys than kept (n 33, 300), every family, both tie rules where
+// ties occur.
+std::vector<BallotCase> ballot_cases() {
+  std::vector<BallotCase> cases;
+  for (int n : {1, 33, 300, 1000, 1024, 4096})
+    for (int kept : {1, 16, 64})
+      for (Family f : {Family::random, Family::few_values, Family::all_equal, Family::special_values, Family::rising,
+                       Family::falling}) {
+        if (kept > n) continue;
+        cases.push_back({n, kept, f, false});
+        if (f == Family::few_values || f == Family::all_equal) cases.push_back({n, kept, f, true});
+      }
+  return cases;
+}
+
+void PrintTo(const BallotCase& c, std::ostream* os) {
+  *os << "n " << c.n << ", kept " << c.kept << ", " << family_name(c.family) << (c.ties_high ? ", ties high" : "");
+}
+
+class BallotSelectHost : public ::testing::TestWithParam<BallotCase> {};
+
+TEST_P(BallotSelectHost, IdsMatchTheOracleOrFallBackOnAWideTie) {
+  const BallotCase c = GetParam();
+  std::mt19937 rng(static_cast<std::uint32_t>(c.n * 131 + c.kept * 7 + static_cast<int>(c.family)));
+  const std::vector<float> row = make_row(c.n, c.family, rng);
+  const VoteRun run = run_ballot_topk(row, c.kept, c.ties_high);
+  const std::int64_t gathered = gathered_count(row, c.kept);
+  EXPECT_EQ(run.selected, gathered <= BallotShared<NT>::kCap)
+      << gathered << " keys at or above the warps' bound (falls back above " << BallotShared<NT>::kCap << ")";
+  EXPECT_EQ(run.bad_emits, 0) << "positions out of range or written twice";
+  if (run.selected)
+    EXPECT_EQ(run.ids, expected_ids(row, c.kept, c.ties_high));
+  else
+    EXPECT_EQ(run.ids, std::vector<std::int32_t>(c.kept, -7)) << "a fallback must emit nothing";
+}
+
+INSTANTIATE_TEST_SUITE_P(Votes, BallotSelectHost, ::testing::ValuesIn(ballot_cases()),
+                         [](const ::testing::TestParamInfo<BallotCase>& i) {
+                           std::ostringstream name;
+                           name << "n" << i.param.n << "_k" << i.param.kept << "_" << family_name(i.param.family)
+                                << (i.param.ties_high ? "_ties_high" : "");
+                           return name.str();
+                         });
+
+}  // namespace
+}  // namespace ixo::test
