@@ -7,13 +7,15 @@
 #        (kernels/gpu/ballot_select.cuh, session 22; predicted top-k CTA 6.5 -> ~3.2 us at 1024 keys
 #        and 10.7 -> ~5.5 at 4096: packed step -3 us at 16 x 131072, -5 us at 32 x 524288);
 #        the benchmarks, test_gpu (CudaTopk + the CUDA backends' testbed), test_gpu_graph;
+#   L  = -DIXO_TOPK_BALLOT=2: B with each warp's bound from its lanes' largest keys (one vote a probe
+#        instead of M; predicted like B at 1024 keys (-0.3 us), -1.5 us more than B at 4096);
 #   P  = docs/experiments/topk-pdl-one-wave.patch with IXO_TOPK_PDL_EARLY=1 (session 16's programmatic
 #        dependent launch of the top-k on the one-wave plans; predicted -1..-1.5 us a packed step);
-#   B1 / B2 = B with a planted bug (test_gpu only; CudaTopk must FAIL): B1 a warp's bound one key too
-#        high (the rows whose top k sit in one warp's ids lose a key), B2 no radix fallback on a wide
+#   X1 / X2 = B with a planted bug (test_gpu only; CudaTopk must FAIL): X1 a warp's bound one key too
+#        high (the rows whose top k sit in one warp's ids lose a key), X2 no radix fallback on a wide
 #        tie (the wide-tie rows leave their ids unwritten).
 # Order: the tests of B and the plants first (a wrong B is not benchmarked as if right), the step
-# bench A B P A B P, the latency suite A B, then ncu's source view of B's top-k alone if time is left.
+# bench A B L P A B L P, the latency suite A B L, then ncu's source view of B's top-k alone if time is left.
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
@@ -41,8 +43,9 @@ variant() {  # name flags edit(patch|plant1|plant2|none) targets...
 ( variant A "" none bench_gpu_index_step bench_gpu_latency ) &
 ( variant B "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step bench_gpu_latency test_gpu test_gpu_graph ) &
 ( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu test_gpu_graph ) &
-( variant B1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
-( variant B2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
+( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step bench_gpu_latency test_gpu ) &
+( variant X1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
+( variant X2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 gt() {  # log-name binary filter [env]
@@ -51,8 +54,9 @@ gt() {  # log-name binary filter [env]
   echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
 }
 gt topk-B /tmp/B/tests/gpu/test_gpu 'CudaTopk/*'
-gt topk-B1-planted /tmp/B1/tests/gpu/test_gpu 'CudaTopk/*'
-gt topk-B2-planted /tmp/B2/tests/gpu/test_gpu 'CudaTopk/*'
+gt topk-L /tmp/L/tests/gpu/test_gpu 'CudaTopk/*'
+gt topk-X1-planted /tmp/X1/tests/gpu/test_gpu 'CudaTopk/*'
+gt topk-X2-planted /tmp/X2/tests/gpu/test_gpu 'CudaTopk/*'
 gt topk-B-tie-mutant /tmp/B/tests/gpu/test_gpu 'CudaTopk/*' IXO_TEST_MUTANT=tie_rule_reversed
 gt topk-B-unsorted-mutant /tmp/B/tests/gpu/test_gpu 'CudaTopk/*' IXO_TEST_MUTANT=ids_unsorted
 timeout 90 compute-sanitizer --tool racecheck --error-exitcode 7 /tmp/B/tests/gpu/test_gpu \
@@ -66,8 +70,9 @@ step() {  # run-name build-dir
   $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$? ($(el))" >> $s
   grep -E ' us, packed ' $R/st-$1.log >> $s; pack
 }
-step A1 /tmp/A; step B1 /tmp/B; step P1 /tmp/P; step A2 /tmp/A; step B2 /tmp/B; step P2 /tmp/P
-for v in A B; do
+step A1 /tmp/A; step B1 /tmp/B; step L1 /tmp/L; step P1 /tmp/P
+step A2 /tmp/A; step B2 /tmp/B; step L2 /tmp/L; step P2 /tmp/P
+for v in A B L; do
   [[ -x /tmp/$v/bench/gpu/bench_gpu_latency ]] && { /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v.md \
     > $R/lat-$v.log 2>&1; echo "latency $v rc=$? ($(el))" >> $s; tail -3 $R/lat-$v.log >> $s; pack; }
 done

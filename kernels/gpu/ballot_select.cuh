@@ -2,9 +2,9 @@
 // (CUDA and HIP): the selection of the radix path (radix_select.cuh) with four barriers instead of
 // ~30, and no histogram atomics or block scans. For kept <= kBallotMaxKept ids among n <= NT * M keys
 // (M keys a thread, in registers; warp w holds ids [w W M, (w + 1) W M), lane-interleaved):
-//   1. each warp finds its own kept-th largest key by a bitwise search (one vote a key a bit); the
-//      largest of these is a lower bound of the row's kept-th largest key (a warp alone holds kept
-//      keys at or above its own);
+//   1. each warp finds its own kept-th largest key by a bitwise search (one vote a key a bit; with
+//      LaneMax, of its lanes' largest keys); the largest of these is a lower bound of the row's
+//      kept-th largest key (a warp alone holds kept keys at or above its own);
 //   2. the keys at or above that bound (at most NW * kept, plus keys tied with it) are gathered in id
 //      order into shared memory; more than 2 NT of them (a wide tie) and the call returns false:
 //      the caller then runs the radix select;
@@ -48,7 +48,25 @@ __device__ __forceinline__ std::uint32_t gathered_rank(const std::uint32_t* key,
   return r;
 }
 
-template <int NT, int M, class Key, class Emit>
+// The kept-th largest of the warp's keys (M a lane), or 0 when fewer than kept are >= 1: one probe a
+// bit from the top, a vote a key a probe. Warp-uniform.
+template <int M>
+__device__ __forceinline__ std::uint32_t warp_kth_largest(const std::uint32_t (&k)[M], int kept) {
+  std::uint32_t bound = 0;
+  for (int b = 31; b >= 0; --b) {
+    const std::uint32_t c = bound | (1u << b);
+    int at_or_above = 0;
+#pragma unroll
+    for (int i = 0; i < M; ++i) at_or_above += __popcll(IXO_BALLOT(k[i] >= c));
+    if (at_or_above >= kept) bound = c;
+  }
+  return bound;
+}
+
+// LaneMax (IXO_TOPK_BALLOT=2): for kept <= the warp size and M > 1, step 1 searches the lanes'
+// largest keys instead (one vote a probe, not M): kept lanes hold a key at or above their kept-th
+// largest maximum, so it is a lower bound too, only a looser one (more keys gathered).
+template <int NT, int M, bool LaneMax, class Key, class Emit>
 __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, bool ties_high, BallotShared<NT>& sh,
                                             Emit emit) {
   constexpr int W = IXO_WARP_SIZE, NW = NT / W, kCap = BallotShared<NT>::kCap;
@@ -69,12 +87,13 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
   //    Absent keys are 0 and every probe c >= 1, so they never count.
   std::uint32_t bound = 0;
   if (held > kept) {
-    for (int b = 31; b >= 0; --b) {
-      const std::uint32_t c = bound | (1u << b);
-      int at_or_above = 0;
+    if (LaneMax && M > 1 && kept <= W) {  // warp-uniform
+      std::uint32_t top[1] = {k[0]};
 #pragma unroll
-      for (int i = 0; i < M; ++i) at_or_above += __popcll(IXO_BALLOT(k[i] >= c));
-      if (at_or_above >= kept) bound = c;
+      for (int i = 1; i < M; ++i) top[0] = k[i] > top[0] ? k[i] : top[0];
+      bound = warp_kth_largest<1>(top, kept);
+    } else {
+      bound = warp_kth_largest<M>(k, kept);
     }
   }
   if (lane == 0) sh.warp_bound[w] = bound;
@@ -131,14 +150,14 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
 }
 
 // ballot_topk with M = the keys a thread holds for n (1, 2, 4, 8 or 16).
-template <int NT, class Key, class Emit>
+template <int NT, bool LaneMax, class Key, class Emit>
 __device__ bool ballot_topk_any(std::int64_t n, Key key, int kept, bool ties_high, BallotShared<NT>& sh, Emit emit) {
   const std::int64_t m = (n + NT - 1) / NT;
-  if (m <= 1) return ballot_topk<NT, 1>(n, key, kept, ties_high, sh, emit);
-  if (m <= 2) return ballot_topk<NT, 2>(n, key, kept, ties_high, sh, emit);
-  if (m <= 4) return ballot_topk<NT, 4>(n, key, kept, ties_high, sh, emit);
-  if (m <= 8) return ballot_topk<NT, 8>(n, key, kept, ties_high, sh, emit);
-  return ballot_topk<NT, 16>(n, key, kept, ties_high, sh, emit);
+  if (m <= 1) return ballot_topk<NT, 1, LaneMax>(n, key, kept, ties_high, sh, emit);
+  if (m <= 2) return ballot_topk<NT, 2, LaneMax>(n, key, kept, ties_high, sh, emit);
+  if (m <= 4) return ballot_topk<NT, 4, LaneMax>(n, key, kept, ties_high, sh, emit);
+  if (m <= 8) return ballot_topk<NT, 8, LaneMax>(n, key, kept, ties_high, sh, emit);
+  return ballot_topk<NT, 16, LaneMax>(n, key, kept, ties_high, sh, emit);
 }
 
 }  // namespace ixo::gpu::detail

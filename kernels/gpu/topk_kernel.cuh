@@ -13,7 +13,8 @@
 #include "plans.hpp"
 
 // Knob (default 0, pending an H200 A/B): rows selecting <= 64 ids among <= 4096 blocks take the
-// warp-vote selection of ballot_select.cuh instead of the radix select (same ids).
+// warp-vote selection of ballot_select.cuh instead of the radix select (same ids); 1: each warp's
+// bound from all its keys, 2: from its lanes' largest keys where kept <= the warp size.
 #ifndef IXO_TOPK_BALLOT
 #define IXO_TOPK_BALLOT 0
 #endif
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
     __shared__ BallotShared<NT> bsh;
     const bool ties_high = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed);
     auto global_key = [&](std::int64_t j) { return score_key_hi(sc[j]); };
-    if (ballot_topk_any<NT>(n, global_key, kept, ties_high, bsh, emit)) return;
+    if (ballot_topk_any<NT, IXO_TOPK_BALLOT == 2>(n, global_key, kept, ties_high, bsh, emit)) return;
     // else a wide tie at the warps' bound: the radix select below
   }
 #endif

@@ -3,8 +3,8 @@
 // for gpu_port.hpp (barriers for __syncthreads and the warp votes). Built twice: 32-lane warps
 // (CUDA) and 64-lane ones (HIP). Each case's ids are compared with the oracle's select_topk on the
 // same scores (ties to the lowest ids; with ties_high, the tie_rule_reversed mutant's rule, with
-// select_topk on the reversed row), and whether the call fell back to the radix select with the
-// count of keys at or above the warps' bound worked out here from each warp's own keys.
+// select_topk on the reversed row), each warp's bound (step 1) and whether the call fell back to the
+// radix select with the ones worked out here from each warp's own keys.
 // This is what checks the vote selection without a GPU; on the H200, CudaTopk/TopkRadix runs it.
 #include <gtest/gtest.h>
 
@@ -32,14 +32,15 @@ using gpu::detail::BallotShared;
 std::uint32_t key_of(float s) { return static_cast<std::uint32_t>(common::topk_key(s, 0) >> 32); }
 
 struct VoteRun {
-  bool selected;                  // false: fell back (nothing emitted)
-  std::vector<std::int32_t> ids;  // by output position; -7 = never written
-  int bad_emits = 0;              // positions out of range or written twice
+  bool selected;                           // false: fell back (nothing emitted)
+  std::vector<std::int32_t> ids;           // by output position; -7 = never written
+  std::vector<std::uint32_t> warp_bounds;  // step 1's result, read from the shared memory after the run
+  int bad_emits = 0;                       // positions out of range or written twice
 };
 
-VoteRun run_ballot_topk(const std::vector<float>& row, int kept, bool ties_high) {
+VoteRun run_ballot_topk(const std::vector<float>& row, int kept, bool ties_high, bool lane_max) {
   const std::int64_t n = static_cast<std::int64_t>(row.size());
-  VoteRun run{false, std::vector<std::int32_t>(kept, -7)};
+  VoteRun run{false, std::vector<std::int32_t>(kept, -7), {}, 0};
   BallotShared<NT> shared;
   simt_host::Cta cta(NT);
   simt_host::current_cta = &cta;
@@ -57,11 +58,14 @@ VoteRun run_ballot_topk(const std::vector<float>& row, int kept, bool ties_high)
         }
         run.ids[pos] = static_cast<std::int32_t>(j);  // distinct positions: no two threads write one
       };
-      returned[t] = gpu::detail::ballot_topk_any<NT>(n, key, kept, ties_high, shared, emit) ? 1 : 0;
+      const bool done = lane_max ? gpu::detail::ballot_topk_any<NT, true>(n, key, kept, ties_high, shared, emit)
+                                 : gpu::detail::ballot_topk_any<NT, false>(n, key, kept, ties_high, shared, emit);
+      returned[t] = done ? 1 : 0;
     });
   for (auto& th : threads) th.join();
   simt_host::current_cta = nullptr;
   run.selected = returned[0] != 0;
+  run.warp_bounds.assign(shared.warp_bound, shared.warp_bound + BallotShared<NT>::kWarps);
   for (int t = 0; t < NT; ++t) {
     EXPECT_EQ(returned[t], returned[0]) << "thread " << t << ": the return must be the same in the whole CTA";
     run.bad_emits += bad[t];
@@ -82,22 +86,28 @@ std::vector<std::int32_t> expected_ids(const std::vector<float>& row, int kept, 
   return ids;
 }
 
-// Keys the selection gathers: those at or above the largest of the warps' kept-th largest keys
-// (a warp of W lanes holds ids [w W M, (w + 1) W M), M = 1, 2, 4, 8 or 16 keys a lane).
-std::int64_t gathered_count(const std::vector<float>& row, int kept) {
+// Each warp's bound: the kept-th largest of its keys (a warp of W lanes holds ids [w W M, (w + 1) W
+// M), M = 1, 2, 4, 8 or 16 keys a lane, lane l the ids = l mod W), 0 when it holds no more than kept;
+// lane_max (M > 1, kept <= W): the kept-th largest of its lanes' largest keys. The selection gathers
+// the keys at or above the largest bound.
+std::vector<std::uint32_t> warp_bounds(const std::vector<float>& row, int kept, bool lane_max) {
   const std::int64_t n = static_cast<std::int64_t>(row.size());
   std::int64_t m = 1;
   while (m * NT < n) m *= 2;
   const std::int64_t span = IXO_WARP_SIZE * m;
-  std::uint32_t bound = 0;
-  for (std::int64_t lo = 0; lo < n; lo += span) {
-    std::vector<std::uint32_t> keys;
-    for (std::int64_t j = lo; j < std::min(n, lo + span); ++j) keys.push_back(key_of(row[j]));
+  std::vector<std::uint32_t> bounds(NT / IXO_WARP_SIZE, 0);
+  for (std::int64_t lo = 0, w = 0; lo < n; lo += span, ++w) {
+    std::vector<std::uint32_t> keys, lane_top(IXO_WARP_SIZE, 0);
+    for (std::int64_t j = lo; j < std::min(n, lo + span); ++j) {
+      keys.push_back(key_of(row[j]));
+      lane_top[(j - lo) % IXO_WARP_SIZE] = std::max(lane_top[(j - lo) % IXO_WARP_SIZE], keys.back());
+    }
     if (static_cast<int>(keys.size()) <= kept) continue;
+    if (lane_max && m > 1 && kept <= IXO_WARP_SIZE) keys = lane_top;
     std::nth_element(keys.begin(), keys.begin() + (kept - 1), keys.end(), std::greater<>());
-    bound = std::max(bound, keys[kept - 1]);
+    bounds[w] = keys[kept - 1];
   }
-  return std::count_if(row.begin(), row.end(), [&](float v) { return key_of(v) >= bound; });
+  return bounds;
 }
 
 enum class Family { random, few_values, all_equal, special_values, rising, falling };
@@ -141,11 +151,12 @@ struct BallotCase {
   int n, kept;
   Family family;
   bool ties_high;
+  bool lane_max = false;  // IXO_TOPK_BALLOT=2's bound
 };
 
 // The case table: n from one key a CTA to 16 keys a thread (the knob's limit, 4096), kept from 1
 // to its limit 64, warps with fewer keys than kept (n 33, 300), every family, both tie rules where
-// ties occur.
+// ties occur, and the lane-max bound where it applies (several keys a lane, kept <= 16).
 std::vector<BallotCase> ballot_cases() {
   std::vector<BallotCase> cases;
   for (int n : {1, 33, 300, 1000, 1024, 4096})
@@ -155,12 +166,14 @@ std::vector<BallotCase> ballot_cases() {
         if (kept > n) continue;
         cases.push_back({n, kept, f, false});
         if (f == Family::few_values || f == Family::all_equal) cases.push_back({n, kept, f, true});
+        if (kept <= 16 && n >= 300) cases.push_back({n, kept, f, false, true});
       }
   return cases;
 }
 
 void PrintTo(const BallotCase& c, std::ostream* os) {
-  *os << "n " << c.n << ", kept " << c.kept << ", " << family_name(c.family) << (c.ties_high ? ", ties high" : "");
+  *os << "n " << c.n << ", kept " << c.kept << ", " << family_name(c.family) << (c.ties_high ? ", ties high" : "")
+      << (c.lane_max ? ", lane-max bound" : "");
 }
 
 class BallotSelectHost : public ::testing::TestWithParam<BallotCase> {};
@@ -169,8 +182,11 @@ TEST_P(BallotSelectHost, IdsMatchTheOracleOrFallBackOnAWideTie) {
   const BallotCase c = GetParam();
   std::mt19937 rng(static_cast<std::uint32_t>(c.n * 131 + c.kept * 7 + static_cast<int>(c.family)));
   const std::vector<float> row = make_row(c.n, c.family, rng);
-  const VoteRun run = run_ballot_topk(row, c.kept, c.ties_high);
-  const std::int64_t gathered = gathered_count(row, c.kept);
+  const VoteRun run = run_ballot_topk(row, c.kept, c.ties_high, c.lane_max);
+  const std::vector<std::uint32_t> bounds = warp_bounds(row, c.kept, c.lane_max);
+  EXPECT_EQ(run.warp_bounds, bounds) << "each warp's bound (step 1)";
+  const std::uint32_t bound = *std::max_element(bounds.begin(), bounds.end());
+  const std::int64_t gathered = std::count_if(row.begin(), row.end(), [&](float v) { return key_of(v) >= bound; });
   EXPECT_EQ(run.selected, gathered <= BallotShared<NT>::kCap)
       << gathered << " keys at or above the warps' bound (falls back above " << BallotShared<NT>::kCap << ")";
   EXPECT_EQ(run.bad_emits, 0) << "positions out of range or written twice";
@@ -184,7 +200,7 @@ INSTANTIATE_TEST_SUITE_P(Votes, BallotSelectHost, ::testing::ValuesIn(ballot_cas
                          [](const ::testing::TestParamInfo<BallotCase>& i) {
                            std::ostringstream name;
                            name << "n" << i.param.n << "_k" << i.param.kept << "_" << family_name(i.param.family)
-                                << (i.param.ties_high ? "_ties_high" : "");
+                                << (i.param.ties_high ? "_ties_high" : "") << (i.param.lane_max ? "_lane_max" : "");
                            return name.str();
                          });
 
