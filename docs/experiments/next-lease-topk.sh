@@ -5,7 +5,8 @@
 #   A  = this tree (the knobs at their defaults): the benchmarks;
 #   B  = -DIXO_TOPK_BALLOT=1: rows selecting <= 64 ids of <= 4096 blocks by warp votes
 #        (kernels/gpu/ballot_select.cuh, session 22; predicted top-k CTA 6.5 -> ~3.2 us at 1024 keys
-#        and 10.7 -> ~5.5 at 4096: packed step -3 us at 16 x 131072, -5 us at 32 x 524288);
+#        and 10.7 -> ~5.5 at 4096: packed step -3 us at 16 x 131072, -5 us at 32 x 524288), and the
+#        CP shard candidates the same way (predicted 11.2 -> ~6 us at 32 x 524288);
 #        the benchmarks, test_gpu (CudaTopk + the CUDA backends' testbed), test_gpu_graph;
 #   L  = -DIXO_TOPK_BALLOT=2: B with each warp's bound from its lanes' largest keys (one vote a probe
 #        instead of M; predicted like B at 1024 keys (-0.3 us), -1.5 us more than B at 4096);
@@ -40,10 +41,11 @@ variant() {  # name flags edit(patch|plant1|plant2|none) targets...
     > $R/conf-$n.log 2>&1 && cmake --build /tmp/$n -j3 --target "$@" > $R/build-$n.log 2>&1
   echo "build $n rc=$? ($(el))" >> $s
 }
-( variant A "" none bench_gpu_index_step bench_gpu_latency ) &
-( variant B "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step bench_gpu_latency test_gpu test_gpu_graph ) &
+( variant A "" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp ) &
+( variant B "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_gpu_graph \
+  test_cp_gpu ) &
 ( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu test_gpu_graph ) &
-( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step bench_gpu_latency test_gpu ) &
+( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_cp_gpu ) &
 ( variant X1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
 ( variant X2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
 wait; pack
@@ -64,6 +66,8 @@ timeout 90 compute-sanitizer --tool racecheck --error-exitcode 7 /tmp/B/tests/gp
 echo "racecheck B rc=$? $(grep SUMMARY $R/racecheck-B.log | tail -1) ($(el))" >> $s
 gt test_gpu-B /tmp/B/tests/gpu/test_gpu '*'
 gt test_gpu_graph-B /tmp/B/tests/gpu/test_gpu_graph '*'
+gt test_cp_gpu-B /tmp/B/tests/cp/test_cp_gpu '*'
+gt test_cp_gpu-L /tmp/L/tests/cp/test_cp_gpu '*'
 pack
 step() {  # run-name build-dir
   [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
@@ -73,6 +77,8 @@ step() {  # run-name build-dir
 step A1 /tmp/A; step B1 /tmp/B; step L1 /tmp/L; step P1 /tmp/P
 step A2 /tmp/A; step B2 /tmp/B; step L2 /tmp/L; step P2 /tmp/P
 for v in A B L; do
+  [[ -x /tmp/$v/bench/gpu/bench_gpu_cp ]] && { /tmp/$v/bench/gpu/bench_gpu_cp --reps 50 --out $R/cp-$v.md > $R/cp-$v.log 2>&1
+    echo "cp $v rc=$? ($(el))" >> $s; grep -E '^\|' $R/cp-$v.md | tail -6 >> $s; }
   [[ -x /tmp/$v/bench/gpu/bench_gpu_latency ]] && { /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v.md \
     > $R/lat-$v.log 2>&1; echo "latency $v rc=$? ($(el))" >> $s; tail -3 $R/lat-$v.log >> $s; pack; }
 done

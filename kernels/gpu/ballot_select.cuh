@@ -16,6 +16,14 @@
 
 #include "gpu/gpu_port.hpp"
 
+// Knob (default 0, pending an H200 A/B): the native top-k's rows (topk_kernel.cuh) and the CP
+// shard candidates (cp_kernels.cuh) that select <= 64 of <= 4096 keys take ballot_topk instead of
+// the radix select (same ids); 1: each warp's bound from all its keys, 2: from its lanes' largest
+// keys where kept <= the warp size.
+#ifndef IXO_TOPK_BALLOT
+#define IXO_TOPK_BALLOT 0
+#endif
+
 namespace ixo::gpu::detail {
 
 constexpr int kBallotMaxKept = 64;       // ids a row selects, at most

@@ -13,6 +13,7 @@
 #include "gpu/gpu_port.hpp"
 #include "cp_common.hpp"
 #include "plans.hpp"
+#include "gpu/ballot_select.cuh"
 #include "gpu/mma_tile.cuh"
 #include "gpu/radix_select.cuh"
 #include "gpu/scalar_tile.cuh"
@@ -377,11 +378,19 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   }
   for (int k = ncand + tid; k < p.topk; k += NT) out[k] = 0;
   auto key = [&](std::int64_t j) -> std::uint32_t { return c[j]; };
+  auto emit = [&](std::uint32_t pos, std::int64_t j) {
+    out[pos] = cc::cand_key(c[j], cc::shard_block(j, rank, p.world));
+  };
+#if IXO_TOPK_BALLOT
+  if (ncand <= kBallotMaxKept && n <= static_cast<std::int64_t>(NT) * kBallotMaxPerThread) {  // block-uniform
+    __shared__ BallotShared<NT> bsh;
+    if (ballot_topk_any<NT, IXO_TOPK_BALLOT == 2>(n, key, ncand, false, bsh, emit)) return;
+    // else a wide tie at the warps' bound: the radix select below
+  }
+#endif
   std::uint32_t need = static_cast<std::uint32_t>(ncand);
   const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
-  radix_compact<NT>(n, key, prefix, need, 0u, scan, [&](std::uint32_t pos, std::int64_t j) {
-    out[pos] = cc::cand_key(c[j], cc::shard_block(j, rank, p.world));
-  });
+  radix_compact<NT>(n, key, prefix, need, 0u, scan, emit);
 }
 
 // ---------------------------------------------------------------- merge

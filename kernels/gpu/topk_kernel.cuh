@@ -12,13 +12,6 @@
 #include "indexer_common.hpp"
 #include "plans.hpp"
 
-// Knob (default 0, pending an H200 A/B): rows selecting <= 64 ids among <= 4096 blocks take the
-// warp-vote selection of ballot_select.cuh instead of the radix select (same ids); 1: each warp's
-// bound from all its keys, 2: from its lanes' largest keys where kept <= the warp size.
-#ifndef IXO_TOPK_BALLOT
-#define IXO_TOPK_BALLOT 0
-#endif
-
 namespace ixo::gpu::detail {
 namespace cm = ixo::common;
 
