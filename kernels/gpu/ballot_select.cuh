@@ -13,6 +13,7 @@
 //   4. the selected ones are emitted in id order: emit(pos, id), pos = selected ones before it.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/gpu_port.hpp"
 
@@ -38,10 +39,14 @@ struct BallotShared {
   std::int32_t id[kCap];
 };
 
+// A warp's vote: one bit a lane (32-bit words on CUDA keep 16 votes in 16 registers, not 32).
+using VoteBits = std::conditional_t<IXO_WARP_SIZE == 32, std::uint32_t, std::uint64_t>;
+__device__ __forceinline__ VoteBits vote(bool pred) { return static_cast<VoteBits>(IXO_BALLOT(pred)); }
+
 // Lanes below this one (the bits of a vote to count before it).
-__device__ __forceinline__ std::uint64_t lanes_below() {
+__device__ __forceinline__ VoteBits lanes_below() {
   const unsigned lane = threadIdx.x % IXO_WARP_SIZE;
-  return lane == 0 ? 0ull : (~0ull >> (64u - lane));
+  return static_cast<VoteBits>(lane == 0 ? 0ull : (~0ull >> (64u - lane)));
 }
 
 // Rank of gathered entry e (key ke) among the L gathered ones: entries with a larger key, plus
@@ -65,7 +70,7 @@ __device__ __forceinline__ std::uint32_t warp_kth_largest(const std::uint32_t (&
     const std::uint32_t c = bound | (1u << b);
     int at_or_above = 0;
 #pragma unroll
-    for (int i = 0; i < M; ++i) at_or_above += __popcll(IXO_BALLOT(k[i] >= c));
+    for (int i = 0; i < M; ++i) at_or_above += __popcll(vote(k[i] >= c));
     if (at_or_above >= kept) bound = c;
   }
   return bound;
@@ -82,14 +87,17 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
   const int tid = threadIdx.x, lane = tid % W, w = tid / W;
   const std::int64_t base = static_cast<std::int64_t>(w) * W * M + lane;
   std::uint32_t k[M];
-  bool valid[M];
   int held = 0;
+  // Every load unconditional (a lane past the row reads key n - 1 and drops it), so the M loads
+  // issue back to back instead of one branch and one round trip at a time. Whether key i exists
+  // is recomputed where needed (an array of M flags would not fit the predicate registers).
+  auto present = [&](int i) { return base + static_cast<std::int64_t>(i) * W < n; };
+#pragma unroll
+  for (int i = 0; i < M; ++i) k[i] = key(present(i) ? base + static_cast<std::int64_t>(i) * W : n - 1);
 #pragma unroll
   for (int i = 0; i < M; ++i) {
-    const std::int64_t j = base + static_cast<std::int64_t>(i) * W;
-    valid[i] = j < n;
-    k[i] = valid[i] ? key(j) : 0u;
-    held += __popcll(IXO_BALLOT(valid[i]));
+    k[i] = present(i) ? k[i] : 0u;
+    held += __popcll(vote(present(i)));
   }
   // 1. This warp's kept-th largest key (0 when it holds no more than kept keys: all are candidates).
   //    Absent keys are 0 and every probe c >= 1, so they never count.
@@ -108,12 +116,12 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
   __syncthreads();
   for (int x = 0; x < NW; ++x) bound = sh.warp_bound[x] > bound ? sh.warp_bound[x] : bound;
   // 2. Gather the keys at or above the bound, in id order.
-  std::uint64_t vote[M];
+  VoteBits votes[M];
   int mine = 0;
 #pragma unroll
   for (int i = 0; i < M; ++i) {
-    vote[i] = IXO_BALLOT(valid[i] && k[i] >= bound);
-    mine += __popcll(vote[i]);
+    votes[i] = vote(present(i) && k[i] >= bound);
+    mine += __popcll(votes[i]);
   }
   if (lane == 0) sh.warp_count[w] = static_cast<std::uint32_t>(mine);
   __syncthreads();
@@ -124,15 +132,15 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
     L += y;
   }
   if (L > kCap) return false;  // block-uniform: a wide tie at the bound
-  const std::uint64_t below = lanes_below();
+  const VoteBits below = lanes_below();
 #pragma unroll
   for (int i = 0; i < M; ++i) {
-    if ((vote[i] >> lane) & 1ull) {
-      const int pos = at + __popcll(vote[i] & below);
+    if ((votes[i] >> lane) & 1ull) {
+      const int pos = at + __popcll(votes[i] & below);
       sh.key[pos] = k[i];
       sh.id[pos] = static_cast<std::int32_t>(base + static_cast<std::int64_t>(i) * W);
     }
-    at += __popcll(vote[i]);
+    at += __popcll(votes[i]);
   }
   __syncthreads();
   // 3. Thread t ranks gathered entries t and t + NT.
@@ -140,7 +148,7 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
   const bool sel0 = e0 < L && gathered_rank(sh.key, L, e0, sh.key[e0], ties_high) < static_cast<std::uint32_t>(kept);
   const bool sel1 = e1 < L && gathered_rank(sh.key, L, e1, sh.key[e1], ties_high) < static_cast<std::uint32_t>(kept);
   // 4. Emit in id order.
-  const std::uint64_t v0 = IXO_BALLOT(sel0), v1 = IXO_BALLOT(sel1);
+  const VoteBits v0 = vote(sel0), v1 = vote(sel1);
   if (lane == 0) {
     sh.warp_count[w] = static_cast<std::uint32_t>(__popcll(v0));
     sh.warp_count[NW + w] = static_cast<std::uint32_t>(__popcll(v1));
