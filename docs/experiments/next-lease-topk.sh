@@ -4,8 +4,8 @@
 # Variants, built side by side:
 #   A  = this tree (the knobs at their defaults): the benchmarks;
 #   B  = -DIXO_TOPK_BALLOT=1: rows selecting <= 64 ids of <= 4096 blocks by warp votes
-#        (kernels/gpu/ballot_select.cuh, session 22; predicted top-k CTA 6.5 -> ~3.2 us at 1024 keys
-#        and 10.7 -> ~5.5 at 4096: packed step -3 us at 16 x 131072, -5 us at 32 x 524288), and the
+#        (kernels/gpu/ballot_select.cuh, session 22; predicted top-k CTA 6.5 -> ~2.5 us at 1024 keys
+#        and 10.7 -> ~4.5 at 4096: packed step -3.5..-4 us at 16 x 131072, -6 us at 32 x 524288), and the
 #        CP shard candidates the same way (predicted 11.2 -> ~6 us at 32 x 524288);
 #        the benchmarks, test_gpu (CudaTopk + the CUDA backends' testbed), test_gpu_graph;
 #   L  = -DIXO_TOPK_BALLOT=2: B with each warp's bound from its lanes' largest keys (one vote a probe
