@@ -1,6 +1,7 @@
-// Top-k of few ids over a short row by warp votes (knob IXO_TOPK_BALLOT, topk_kernel.cuh), portable
-// (CUDA and HIP): the selection of the radix path (radix_select.cuh) with four barriers instead of
-// ~30, and no histogram atomics or block scans. For kept <= kBallotMaxKept ids among n <= NT * M keys
+// Top-k of few ids over a short row by warp votes (knob IXO_TOPK_BALLOT: the native top-k of
+// topk_kernel.cuh and the CP candidates of cp_kernels.cuh), portable (CUDA and HIP): the selection
+// of the radix path (radix_select.cuh) with four barriers instead of ~30, and no histogram atomics
+// or block scans. For kept <= kBallotMaxKept ids among n <= NT * M keys
 // (M keys a thread, in registers; warp w holds ids [w W M, (w + 1) W M), lane-interleaved):
 //   1. each warp finds its own kept-th largest key by a bitwise search (one vote a key a bit; with
 //      LaneMax, of its lanes' largest keys); the largest of these is a lower bound of the row's
@@ -54,6 +55,7 @@ __device__ __forceinline__ VoteBits lanes_below() {
 __device__ __forceinline__ std::uint32_t gathered_rank(const std::uint32_t* key, int L, int e, std::uint32_t ke,
                                                        bool ties_high) {
   std::uint32_t r = 0;
+#pragma unroll 4
   for (int o = 0; o < L; ++o) {
     const std::uint32_t ko = key[o];
     r += ko > ke || (ko == ke && (ties_high ? o > e : o < e));
