@@ -155,8 +155,9 @@ struct BallotCase {
 };
 
 // The case table: n from one key a CTA to 16 keys a thread (the knob's limit, 4096), kept from 1
-// to its limit 64, warps with fewer keys than kept (n 33, 300), every family, both tie rules where
-// ties occur, and the lane-max bound where it applies (several keys a lane, kept <= 16).
+// to its limit 64, warps with fewer keys than kept (n 33, 300), every family (at 4096 four of them),
+// both tie rules where ties occur, and the lane-max bound where it applies (several keys a lane,
+// kept <= 16).
 std::vector<BallotCase> ballot_cases() {
   std::vector<BallotCase> cases;
   for (int n : {1, 33, 300, 1000, 1024, 4096})
@@ -164,6 +165,9 @@ std::vector<BallotCase> ballot_cases() {
       for (Family f : {Family::random, Family::few_values, Family::all_equal, Family::special_values, Family::rising,
                        Family::falling}) {
         if (kept > n) continue;
+        // 16 keys a thread costs ~1 s a case here (16 votes a probe, each a barrier round of 32
+        // threads): there, kept 16 and 64 and the families that differ in what they exercise.
+        if (n == 4096 && (kept == 1 || f == Family::all_equal || f == Family::falling)) continue;
         cases.push_back({n, kept, f, false});
         if (f == Family::few_values || f == Family::all_equal) cases.push_back({n, kept, f, true});
         if (kept <= 16 && n >= 300) cases.push_back({n, kept, f, false, true});
