@@ -12,11 +12,13 @@
 #        instead of M; predicted like B at 1024 keys (-0.3 us), -1.5 us more than B at 4096);
 #   P  = docs/experiments/topk-pdl-one-wave.patch with IXO_TOPK_PDL_EARLY=1 (session 16's programmatic
 #        dependent launch of the top-k on the one-wave plans; predicted -1..-1.5 us a packed step);
+#   BP = B + P (bench only: what would be adopted if both win);
 #   X1 / X2 = B with a planted bug (test_gpu only; CudaTopk must FAIL): X1 a warp's bound one key too
 #        high (the rows whose top k sit in one warp's ids lose a key), X2 no radix fallback on a wide
 #        tie (the wide-tie rows leave their ids unwritten).
 # Order: the tests of B and the plants first (a wrong B is not benchmarked as if right), the step
-# bench A B L P A B L P, the latency suite A B L, then ncu's source view of B's top-k alone if time is left.
+# bench A B L P BP x 2, the CP bench and latency suite A B L, then ncu's source view of B's top-k alone
+# if time is left.
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
@@ -46,6 +48,7 @@ variant() {  # name flags edit(patch|plant1|plant2|none) targets...
   test_cp_gpu ) &
 ( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu test_gpu_graph ) &
 ( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_cp_gpu ) &
+( variant BP "-DIXO_TOPK_BALLOT=1 -DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step ) &
 ( variant X1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
 ( variant X2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
 wait; pack
@@ -74,8 +77,8 @@ step() {  # run-name build-dir
   $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$? ($(el))" >> $s
   grep -E ' us, packed ' $R/st-$1.log >> $s; pack
 }
-step A1 /tmp/A; step B1 /tmp/B; step L1 /tmp/L; step P1 /tmp/P
-step A2 /tmp/A; step B2 /tmp/B; step L2 /tmp/L; step P2 /tmp/P
+step A1 /tmp/A; step B1 /tmp/B; step L1 /tmp/L; step P1 /tmp/P; step BP1 /tmp/BP
+step A2 /tmp/A; step B2 /tmp/B; step L2 /tmp/L; step P2 /tmp/P; step BP2 /tmp/BP
 for v in A B L; do
   [[ -x /tmp/$v/bench/gpu/bench_gpu_cp ]] && { /tmp/$v/bench/gpu/bench_gpu_cp --reps 50 --out $R/cp-$v.md > $R/cp-$v.log 2>&1
     echo "cp $v rc=$? ($(el))" >> $s; grep -E '^\|' $R/cp-$v.md | tail -6 >> $s; }
