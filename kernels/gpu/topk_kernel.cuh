@@ -1,6 +1,7 @@
 // Single-source CUDA/HIP top-k kernel of the indexer (one CTA per (head, row)) and the fill
 // kernel (the score poison), included by indexer_kernels.cuh. Every shared formula comes from
-// indexer_common.hpp / plans.hpp; the radix selection is radix_select.cuh's.
+// indexer_common.hpp / plans.hpp; the radix selection is radix_select.cuh's, the vote selection of
+// short rows (knob IXO_TOPK_BALLOT, default 0) ballot_select.cuh's.
 #pragma once
 #include <cstddef>
 #include <cstdint>
