@@ -1,25 +1,22 @@
-// The top-k kernel alone (gpu::launch_topk, radix_select.cuh) on crafted score rows, against the
-// oracle's selection (ixo::select_topk: score desc, NaN lowest, equal scores by lower id) of the
-// same fp32 scores. The radix select ranks 32-bit keys 8 bits a pass (the top byte first); the
-// rows are built from key bytes so that the bin holding the k-th key is told apart at pass 1, 2,
-// 3 or 4, with that bin exactly the keys still needed or more (a selection that stops early must
-// stop only in the first case: session 21's variant, docs/experiments/topk-radix-two-barriers.patch,
-// whose mutant the test killed), exact ties at the k-th score, NaN and infinities, negative
-// scores, a tie wider than the vote selection's gather list, scores rising and falling with the id
-// (the top k in one warp's keys), and random rows; keys in shared memory (nb <= 8192) and in global
-// memory (nb > 8192); k from 1 to 2048. ctest mutant.tie_rule_reversed runs it with the ties going
-// to the highest ids. With IXO_TOPK_BALLOT the short rows take ballot_select.cuh (shapes below).
+// The top-k kernel alone (gpu::launch_topk, radix_select.cuh) on crafted score rows
+// (tests/support/include/ixo_test/topk_rows.hpp), against the oracle's selection (ixo::select_topk:
+// score desc, NaN lowest, equal scores by lower id) of the same fp32 scores. The radix select ranks
+// 32-bit keys 8 bits a pass (the top byte first); the rows are built from key bytes so that the bin
+// holding the k-th key is told apart at pass 1, 2, 3 or 4, with that bin exactly the keys still
+// needed or more (a selection that stops early must stop only in the first case: session 21's
+// variant, docs/experiments/topk-radix-two-barriers.patch, whose mutant the test killed), exact ties
+// at the k-th score, NaN and infinities, negative scores, a tie wider than the vote selection's
+// gather list, scores rising and falling with the id (the top k in one warp's keys), and random
+// rows; keys in shared memory (nb <= 8192) and in global memory (nb > 8192); k from 1 to 2048. ctest
+// mutant.tie_rule_reversed runs it with the ties going to the highest ids. With IXO_TOPK_BALLOT the
+// short rows take ballot_select.cuh (shapes below). tests/kernels/test_topk_kernel_host.cpp runs the
+// same kernel code on the host (no GPU).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <numeric>
 #include <ostream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -27,47 +24,10 @@
 #include "gpu/indexer_launch.hpp"
 #include "gpu_test_util.hpp"
 #include "ixo/oracle.hpp"
+#include "ixo_test/topk_rows.hpp"
 
 namespace ixo::test {
 namespace {
-
-// A positive float whose bits are b (0 < b < 0x7F800000): positive floats order as their bits,
-// so the rows below place keys in chosen radix bins by their bytes.
-float from_bits(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-// The bits of a key placed at radix pass `pass` (1..4) in the bin of byte `digit`: the bytes
-// before the pass fixed (0x3F, then 0x80: scores near 1), the pass's byte = digit, the bytes after
-// it random.
-std::uint32_t key_bits(int pass, std::uint32_t digit, std::mt19937& rng) {
-  std::uint32_t b = 0;
-  for (int byte = 1; byte <= 4; ++byte) {
-    const std::uint32_t v = byte < pass ? (byte == 1 ? 0x3Fu : 0x80u) : byte == pass ? digit : rng() & 0xFFu;
-    b |= v << (8 * (4 - byte));
-  }
-  return b;
-}
-
-// A row of n scores whose k-th largest lies in a bin of radix pass `pass`: `above` keys in a
-// higher bin of that pass, `in_bin` keys in the bin (in_bin == k - above: every key of the bin is
-// selected, the selection can stop; more: the next pass splits the bin), the rest in a lower bin;
-// all of them share the bytes before the pass. Positions shuffled.
-std::vector<float> pass_row(int n, int pass, int above, int in_bin, std::mt19937& rng) {
-  const std::uint32_t lo = pass == 1 ? 0x3Eu : 0x20u, mid = pass == 1 ? 0x3Fu : 0x40u, hi = pass == 1 ? 0x40u : 0x60u;
-  std::vector<float> row;
-  for (int i = 0; i < n; ++i)
-    row.push_back(from_bits(key_bits(pass, i < above ? hi : (i < above + in_bin ? mid : lo), rng)));
-  std::shuffle(row.begin(), row.end(), rng);
-  return row;
-}
-
-struct TopkCase {
-  int k;
-  std::vector<std::vector<float>> rows;  // each of length nb
-};
 
 // Runs launch_topk on the rows (one query row each, nb = the row length, every row active) and
 // compares each row's ids with select_topk on the same scores.
@@ -107,60 +67,6 @@ void expect_topk_matches_oracle(const TopkCase& tc) {
     const std::vector<std::int32_t> got(ids.begin() + r * tc.k, ids.begin() + (r + 1) * tc.k);
     EXPECT_EQ(got, want) << "row " << r << " (nb " << NB << ", k " << tc.k << ")";
   }
-}
-
-// Row sets for one (nb, k): every pass decided both ways, ties at the k-th score, special
-// values, random rows.
-TopkCase topk_case(int nb, int k, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  TopkCase tc{k, {}};
-  for (int pass = 1; pass <= 4; ++pass) {
-    for (int above : {0, k / 2, k - 1}) {
-      if (above >= k) continue;
-      tc.rows.push_back(pass_row(nb, pass, above, k - above, rng));  // the bin is exactly the rest: stop
-      if (pass < 4) tc.rows.push_back(pass_row(nb, pass, above, std::min(nb - above, k - above + 7), rng));
-    }
-  }
-  {  // exact ties at the k-th score: k / 2 above, 3k equal ones (lowest ids win), the rest below
-    std::vector<float> row(nb);
-    for (int i = 0; i < nb; ++i) row[i] = i < k / 2 ? 3.0f + i : (i < k / 2 + 3 * k ? 2.0f : 1.0f / (2 + i));
-    std::shuffle(row.begin(), row.end(), rng);
-    tc.rows.push_back(row);
-  }
-  {  // a wide tie: k / 2 above, every other score equal (more tied keys than the vote selection gathers)
-    std::vector<float> row(nb, 2.0f);
-    for (int i = 0; i < k / 2; ++i) row[(i * 7919) % nb] = 3.0f + i;
-    tc.rows.push_back(row);
-  }
-  {  // scores rising with the id: the top k in the highest ids (one warp's keys in the vote selection),
-     // then falling: in the lowest
-    std::vector<float> row(nb);
-    for (int i = 0; i < nb; ++i) row[i] = 1.0f + i;
-    tc.rows.push_back(row);
-    std::reverse(row.begin(), row.end());
-    tc.rows.push_back(row);
-  }
-  {  // NaN (lowest), +inf, -inf, negative scores
-    std::normal_distribution<float> nd(0.0f, 4.0f);
-    std::vector<float> row(nb);
-    for (int i = 0; i < nb; ++i) {
-      float v = nd(rng);
-      row[i] = v == 0.0f ? 0.5f : v;
-    }
-    for (int i = 0; i < nb; i += 7) row[i] = std::numeric_limits<float>::quiet_NaN();
-    row[1] = std::numeric_limits<float>::infinity();
-    row[nb - 2] = -std::numeric_limits<float>::infinity();
-    tc.rows.push_back(row);
-    for (auto& v : row) v = -std::fabs(v);  // all negative (NaN stays NaN)
-    tc.rows.push_back(row);
-  }
-  for (int i = 0; i < 4; ++i) {  // random rows, several spreads
-    std::uniform_real_distribution<float> ud(0.25f, i == 0 ? 0.26f : (i == 1 ? 4.0f : 1e6f));
-    std::vector<float> row(nb);
-    for (auto& v : row) v = i == 3 ? -ud(rng) : ud(rng);
-    tc.rows.push_back(row);
-  }
-  return tc;
 }
 
 struct TopkShape {

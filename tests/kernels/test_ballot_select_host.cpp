@@ -16,7 +16,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpu/ballot_select.cuh"  // through simt_host/gpu/gpu_port.hpp
@@ -42,28 +41,22 @@ VoteRun run_ballot_topk(const std::vector<float>& row, int kept, bool ties_high,
   const std::int64_t n = static_cast<std::int64_t>(row.size());
   VoteRun run{false, std::vector<std::int32_t>(kept, -7), {}, 0};
   BallotShared<NT> shared;
-  simt_host::Cta cta(NT);
-  simt_host::current_cta = &cta;
   std::vector<unsigned char> returned(NT);
-  std::vector<std::thread> threads;
   std::vector<int> bad(NT, 0);
-  for (int t = 0; t < NT; ++t)
-    threads.emplace_back([&, t] {
-      threadIdx.x = static_cast<unsigned>(t);
-      auto key = [&](std::int64_t j) { return key_of(row[static_cast<std::size_t>(j)]); };
-      auto emit = [&](std::uint32_t pos, std::int64_t j) {
-        if (pos >= static_cast<std::uint32_t>(kept) || run.ids[pos] != -7) {
-          ++bad[t];
-          return;
-        }
-        run.ids[pos] = static_cast<std::int32_t>(j);  // distinct positions: no two threads write one
-      };
-      const bool done = lane_max ? gpu::detail::ballot_topk_any<NT, true>(n, key, kept, ties_high, shared, emit)
-                                 : gpu::detail::ballot_topk_any<NT, false>(n, key, kept, ties_high, shared, emit);
-      returned[t] = done ? 1 : 0;
-    });
-  for (auto& th : threads) th.join();
-  simt_host::current_cta = nullptr;
+  simt_host::run_cta(NT, 0, 1, [&] {
+    const unsigned t = threadIdx.x;
+    auto key = [&](std::int64_t j) { return key_of(row[static_cast<std::size_t>(j)]); };
+    auto emit = [&](std::uint32_t pos, std::int64_t j) {
+      if (pos >= static_cast<std::uint32_t>(kept) || run.ids[pos] != -7) {
+        ++bad[t];
+        return;
+      }
+      run.ids[pos] = static_cast<std::int32_t>(j);  // distinct positions: no two threads write one
+    };
+    const bool done = lane_max ? gpu::detail::ballot_topk_any<NT, true>(n, key, kept, ties_high, shared, emit)
+                               : gpu::detail::ballot_topk_any<NT, false>(n, key, kept, ties_high, shared, emit);
+    returned[t] = done ? 1 : 0;
+  });
   run.selected = returned[0] != 0;
   run.warp_bounds.assign(shared.warp_bound, shared.warp_bound + BallotShared<NT>::kWarps);
   for (int t = 0; t < NT; ++t) {
