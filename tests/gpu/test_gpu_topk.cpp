@@ -15,7 +15,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <numeric>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -32,24 +31,13 @@ namespace {
 // Runs launch_topk on the rows (one query row each, nb = the row length, every row active) and
 // compares each row's ids with select_topk on the same scores.
 void expect_topk_matches_oracle(const TopkCase& tc) {
-  const std::int64_t R = static_cast<std::int64_t>(tc.rows.size());
-  const std::int64_t NB = static_cast<std::int64_t>(tc.rows[0].size());
+  const TopkLaunchInputs in = topk_launch_inputs(tc);
+  const std::int64_t R = in.config.R, NB = in.config.NB;
   gpu::IndexArgs a;
-  a.R = R;
-  a.Hq = a.Hk = 1;
-  a.S = a.rows = R;
-  a.width = NB;
-  a.NB = NB;
-  a.block_size = 1;
-  a.topk = tc.k;
-  a.init_blocks = a.local_blocks = 0;
+  static_cast<common::IndexConfig&>(a) = in.config;
   a.mutant = test_mutant();
-  std::vector<std::int64_t> slots(R), lens(R, NB);
-  std::iota(slots.begin(), slots.end(), 0);
-  std::vector<float> scores;
-  for (const auto& r : tc.rows) scores.insert(scores.end(), r.begin(), r.end());
-  gpu::DevBuf<std::int64_t> dslots(slots.data(), slots.size()), dlens(lens.data(), lens.size());
-  gpu::DevBuf<float> dscores(scores.data(), scores.size());
+  gpu::DevBuf<std::int64_t> dslots(in.slots.data(), in.slots.size()), dlens(in.lens.data(), in.lens.size());
+  gpu::DevBuf<float> dscores(in.scores.data(), in.scores.size());
   gpu::DevBuf<std::int32_t> dids(static_cast<std::size_t>(R * tc.k));
   a.slot_ids = dslots.p;
   a.seq_lens = dlens.p;

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <numeric>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -27,25 +26,14 @@ constexpr int NT = gpu::detail::kTopkThreads;
 // topk_kernel<NT> over the case's rows (one query row each, nb = the row length, every row
 // active), CTAs one after another; the ids row by row. Ids never written stay 0x7f7f7f7f.
 std::vector<std::int32_t> run_topk_kernel(const TopkCase& tc, int mutant) {
-  const std::int64_t R = static_cast<std::int64_t>(tc.rows.size());
-  const std::int64_t NB = static_cast<std::int64_t>(tc.rows[0].size());
-  std::vector<std::int64_t> slots(R), lens(R, NB);
-  std::iota(slots.begin(), slots.end(), 0);
-  std::vector<float> scores;
-  for (const auto& r : tc.rows) scores.insert(scores.end(), r.begin(), r.end());
+  const TopkLaunchInputs in = topk_launch_inputs(tc);
+  const std::int64_t R = in.config.R;
   std::vector<std::int32_t> ids(static_cast<std::size_t>(R * tc.k), 0x7f7f7f7f);
   gpu::detail::TopkParams p{};
-  p.R = R;
-  p.Hq = p.Hk = 1;
-  p.S = p.rows = R;
-  p.width = NB;
-  p.NB = NB;
-  p.block_size = 1;
-  p.topk = tc.k;
-  p.init_blocks = p.local_blocks = 0;
-  p.scores = scores.data();
-  p.slot = slots.data();
-  p.lens = lens.data();
+  static_cast<common::IndexConfig&>(p) = in.config;
+  p.scores = in.scores.data();
+  p.slot = in.slots.data();
+  p.lens = in.lens.data();
   p.out = ids.data();
   p.mutant = mutant;
   for (std::int64_t r = 0; r < R; ++r)

@@ -10,8 +10,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <vector>
+
+#include "index_config.hpp"
 
 namespace ixo::test {
 
@@ -105,6 +108,31 @@ inline TopkCase topk_case(int nb, int k, std::uint32_t seed) {
     tc.rows.push_back(row);
   }
   return tc;
+}
+
+// A case's launch inputs: one query row a score row (nb = the row length, every row active, block
+// size 1, no forced blocks), slot ids 0 .. R-1, lengths NB, the scores row-major.
+struct TopkLaunchInputs {
+  common::IndexConfig config;
+  std::vector<std::int64_t> slots, lens;
+  std::vector<float> scores;
+};
+inline TopkLaunchInputs topk_launch_inputs(const TopkCase& tc) {
+  const std::int64_t R = static_cast<std::int64_t>(tc.rows.size());
+  const std::int64_t NB = static_cast<std::int64_t>(tc.rows[0].size());
+  TopkLaunchInputs in;
+  in.config.R = R;
+  in.config.Hq = in.config.Hk = 1;
+  in.config.S = in.config.rows = R;
+  in.config.width = in.config.NB = NB;
+  in.config.block_size = 1;
+  in.config.topk = tc.k;
+  in.config.init_blocks = in.config.local_blocks = 0;
+  in.slots.resize(R);
+  std::iota(in.slots.begin(), in.slots.end(), 0);
+  in.lens.assign(R, NB);
+  for (const auto& r : tc.rows) in.scores.insert(in.scores.end(), r.begin(), r.end());
+  return in;
 }
 
 }  // namespace ixo::test
