@@ -16,6 +16,7 @@
 #   X1 / X2 = B with a planted bug (test_gpu only; CudaTopk must FAIL): X1 a warp's bound one key too
 #        high (the rows whose top k sit in one warp's ids lose a key), X2 no radix fallback on a wide
 #        tie (the wide-tie rows leave their ids unwritten).
+# Read the step runs side by side: /usr/bin/python3 docs/experiments/step_ab_summary.py summary.log
 # Order: the tests of B and the plants first (a wrong B is not benchmarked as if right), the step
 # bench A B L P BP x 2, the CP bench and latency suite A B L, then ncu's source view of B's top-k alone
 # if time is left.
