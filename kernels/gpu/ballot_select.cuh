@@ -63,6 +63,20 @@ __device__ __forceinline__ std::uint32_t gathered_rank(const std::uint32_t* key,
   return r;
 }
 
+// Warp w's share of per-warp counts: the sum of the counts of the warps before it, and of all.
+struct WarpPrefix {
+  int before, total;
+};
+__device__ __forceinline__ WarpPrefix warp_prefix(const std::uint32_t* counts, int nw, int w) {
+  WarpPrefix r{0, 0};
+  for (int x = 0; x < nw; ++x) {
+    const int y = static_cast<int>(counts[x]);
+    r.before += x < w ? y : 0;
+    r.total += y;
+  }
+  return r;
+}
+
 // The kept-th largest of the warp's keys (M a lane), or 0 when fewer than kept are >= 1: one probe a
 // bit from the top, a vote a key a probe. Warp-uniform.
 template <int M>
@@ -88,14 +102,15 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
   static_assert(NT % W == 0 && M >= 1 && M <= kBallotMaxPerThread, "ballot_topk shape");
   const int tid = threadIdx.x, lane = tid % W, w = tid / W;
   const std::int64_t base = static_cast<std::int64_t>(w) * W * M + lane;
+  auto id_of = [&](int i) { return base + static_cast<std::int64_t>(i) * W; };  // key i of this lane
   std::uint32_t k[M];
   int held = 0;
   // Every load unconditional (a lane past the row reads key n - 1 and drops it), so the M loads
   // issue back to back instead of one branch and one round trip at a time. Whether key i exists
   // is recomputed where needed (an array of M flags would not fit the predicate registers).
-  auto present = [&](int i) { return base + static_cast<std::int64_t>(i) * W < n; };
+  auto present = [&](int i) { return id_of(i) < n; };
 #pragma unroll
-  for (int i = 0; i < M; ++i) k[i] = key(present(i) ? base + static_cast<std::int64_t>(i) * W : n - 1);
+  for (int i = 0; i < M; ++i) k[i] = key(present(i) ? id_of(i) : n - 1);
 #pragma unroll
   for (int i = 0; i < M; ++i) {
     k[i] = present(i) ? k[i] : 0u;
@@ -127,12 +142,9 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
   }
   if (lane == 0) sh.warp_count[w] = static_cast<std::uint32_t>(mine);
   __syncthreads();
-  int at = 0, L = 0;
-  for (int x = 0; x < NW; ++x) {
-    const int y = static_cast<int>(sh.warp_count[x]);
-    at += x < w ? y : 0;
-    L += y;
-  }
+  const WarpPrefix gathered = warp_prefix(sh.warp_count, NW, w);
+  const int L = gathered.total;
+  int at = gathered.before;
   if (L > kCap) return false;  // block-uniform: a wide tie at the bound
   const VoteBits below = lanes_below();
 #pragma unroll
@@ -140,7 +152,7 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
     if ((votes[i] >> lane) & 1ull) {
       const int pos = at + __popcll(votes[i] & below);
       sh.key[pos] = k[i];
-      sh.id[pos] = static_cast<std::int32_t>(base + static_cast<std::int64_t>(i) * W);
+      sh.id[pos] = static_cast<std::int32_t>(id_of(i));
     }
     at += __popcll(votes[i]);
   }
@@ -156,12 +168,8 @@ __device__ __forceinline__ bool ballot_topk(std::int64_t n, Key key, int kept, b
     sh.warp_count[NW + w] = static_cast<std::uint32_t>(__popcll(v1));
   }
   __syncthreads();
-  int p0 = 0, p1 = 0;
-  for (int x = 0; x < NW; ++x) {
-    const int y0 = static_cast<int>(sh.warp_count[x]), y1 = static_cast<int>(sh.warp_count[NW + x]);
-    p0 += x < w ? y0 : 0;
-    p1 += y0 + (x < w ? y1 : 0);
-  }
+  const WarpPrefix s0 = warp_prefix(sh.warp_count, NW, w), s1 = warp_prefix(sh.warp_count + NW, NW, w);
+  const int p0 = s0.before, p1 = s0.total + s1.before;  // slot 1's entries follow all of slot 0's
   if (sel0) emit(static_cast<std::uint32_t>(p0 + __popcll(v0 & below)), static_cast<std::int64_t>(sh.id[e0]));
   if (sel1) emit(static_cast<std::uint32_t>(p1 + __popcll(v1 & below)), static_cast<std::int64_t>(sh.id[e1]));
   return true;
@@ -176,6 +184,21 @@ __device__ bool ballot_topk_any(std::int64_t n, Key key, int kept, bool ties_hig
   if (m <= 4) return ballot_topk<NT, 4, LaneMax>(n, key, kept, ties_high, sh, emit);
   if (m <= 8) return ballot_topk<NT, 8, LaneMax>(n, key, kept, ties_high, sh, emit);
   return ballot_topk<NT, 16, LaneMax>(n, key, kept, ties_high, sh, emit);
+}
+
+// The callers' entry (topk_kernel.cuh, cp_kernels.cuh): false without the knob, for a row outside
+// the vote selection's limits, or on a wide tie (the caller then runs the radix select).
+// Block-uniform.
+template <int NT, class Key, class Emit>
+__device__ __forceinline__ bool try_ballot_topk(std::int64_t n, Key key, int kept, bool ties_high, Emit emit) {
+#if IXO_TOPK_BALLOT
+  if (kept > kBallotMaxKept || n > static_cast<std::int64_t>(NT) * kBallotMaxPerThread) return false;
+  __shared__ BallotShared<NT> sh;
+  return ballot_topk_any<NT, IXO_TOPK_BALLOT == 2>(n, key, kept, ties_high, sh, emit);
+#else
+  (void)n, (void)key, (void)kept, (void)ties_high, (void)emit;
+  return false;
+#endif
 }
 
 }  // namespace ixo::gpu::detail

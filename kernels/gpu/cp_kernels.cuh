@@ -381,13 +381,7 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   auto emit = [&](std::uint32_t pos, std::int64_t j) {
     out[pos] = cc::cand_key(c[j], cc::shard_block(j, rank, p.world));
   };
-#if IXO_TOPK_BALLOT
-  if (ncand <= kBallotMaxKept && n <= static_cast<std::int64_t>(NT) * kBallotMaxPerThread) {  // block-uniform
-    __shared__ BallotShared<NT> bsh;
-    if (ballot_topk_any<NT, IXO_TOPK_BALLOT == 2>(n, key, ncand, false, bsh, emit)) return;
-    // else a wide tie at the warps' bound: the radix select below
-  }
-#endif
+  if (try_ballot_topk<NT>(n, key, ncand, false, emit)) return;  // knob IXO_TOPK_BALLOT, else the radix select
   std::uint32_t need = static_cast<std::uint32_t>(ncand);
   const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
   radix_compact<NT>(n, key, prefix, need, 0u, scan, emit);

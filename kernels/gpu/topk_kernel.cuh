@@ -60,17 +60,12 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
     if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
     if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
   };
-#if IXO_TOPK_BALLOT
-  // Block-uniform. The arrival-order tie mutant models the radix compaction: it keeps that path.
-  if (kept <= kBallotMaxKept && n <= static_cast<std::int64_t>(NT) * kBallotMaxPerThread &&
-      !IXO_MUTANT(p.mutant, mutants::topk_ties_by_arrival)) {
-    __shared__ BallotShared<NT> bsh;
-    const bool ties_high = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed);
-    auto global_key = [&](std::int64_t j) { return score_key_hi(sc[j]); };
-    if (ballot_topk_any<NT, IXO_TOPK_BALLOT == 2>(n, global_key, kept, ties_high, bsh, emit)) return;
-    // else a wide tie at the warps' bound: the radix select below
-  }
-#endif
+  // The vote selection (knob IXO_TOPK_BALLOT) for short rows, else the radix select below. The
+  // arrival-order tie mutant models the radix compaction: it keeps that path.
+  auto global_key = [&](std::int64_t j) { return score_key_hi(sc[j]); };
+  if (!IXO_MUTANT(p.mutant, mutants::topk_ties_by_arrival) &&
+      try_ballot_topk<NT>(n, global_key, kept, IXO_MUTANT(p.mutant, mutants::tie_rule_reversed), emit))
+    return;
   const bool in_smem = n <= kTopkSmemKeys;
   if (in_smem)
     for (std::int64_t j = tid; j < n; j += NT) keys[j] = score_key_hi(sc[j]);
