@@ -15,7 +15,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -57,11 +56,6 @@ void expect_topk_matches_oracle(const TopkCase& tc) {
   }
 }
 
-struct TopkShape {
-  int nb, k;
-};
-void PrintTo(const TopkShape& s, std::ostream* os) { *os << "nb " << s.nb << ", k " << s.k; }
-
 class TopkRadix : public ::testing::TestWithParam<TopkShape> {};
 
 TEST_P(TopkRadix, IdsMatchTheOracleSelection) {
@@ -82,9 +76,7 @@ INSTANTIATE_TEST_SUITE_P(CudaTopk, TopkRadix,
                                            TopkShape{9000, 513}, TopkShape{40, 7}, TopkShape{300, 64},
                                            TopkShape{600, 33}, TopkShape{1024, 64}, TopkShape{1024, 65},
                                            TopkShape{4096, 16}, TopkShape{4097, 16}),
-                         [](const ::testing::TestParamInfo<TopkShape>& i) {
-                           return "nb" + std::to_string(i.param.nb) + "_k" + std::to_string(i.param.k);
-                         });
+                         [](const ::testing::TestParamInfo<TopkShape>& i) { return topk_shape_name(i.param); });
 
 }  // namespace
 }  // namespace ixo::test

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "gpu/ballot_select.cuh"  // through simt_host/gpu/gpu_port.hpp
-#include "indexer_common.hpp"
+#include "gpu/topk_kernel.cuh"    // score_key_hi: the top-k kernel's key of a score
 #include "ixo/oracle.hpp"
 
 namespace ixo::test {
@@ -28,7 +28,7 @@ namespace {
 constexpr int NT = 256;
 using gpu::detail::BallotShared;
 
-std::uint32_t key_of(float s) { return static_cast<std::uint32_t>(common::topk_key(s, 0) >> 32); }
+using gpu::detail::score_key_hi;
 
 struct VoteRun {
   bool selected;                           // false: fell back (nothing emitted)
@@ -45,7 +45,7 @@ VoteRun run_ballot_topk(const std::vector<float>& row, int kept, bool ties_high,
   std::vector<int> bad(NT, 0);
   simt_host::run_cta(NT, 0, 1, [&] {
     const unsigned t = threadIdx.x;
-    auto key = [&](std::int64_t j) { return key_of(row[static_cast<std::size_t>(j)]); };
+    auto key = [&](std::int64_t j) { return score_key_hi(row[static_cast<std::size_t>(j)]); };
     auto emit = [&](std::uint32_t pos, std::int64_t j) {
       if (pos >= static_cast<std::uint32_t>(kept) || run.ids[pos] != -7) {
         ++bad[t];
@@ -92,7 +92,7 @@ std::vector<std::uint32_t> warp_bounds(const std::vector<float>& row, int kept, 
   for (std::int64_t lo = 0, w = 0; lo < n; lo += span, ++w) {
     std::vector<std::uint32_t> keys, lane_top(IXO_WARP_SIZE, 0);
     for (std::int64_t j = lo; j < std::min(n, lo + span); ++j) {
-      keys.push_back(key_of(row[j]));
+      keys.push_back(score_key_hi(row[j]));
       lane_top[(j - lo) % IXO_WARP_SIZE] = std::max(lane_top[(j - lo) % IXO_WARP_SIZE], keys.back());
     }
     if (static_cast<int>(keys.size()) <= kept) continue;
@@ -184,7 +184,8 @@ TEST_P(BallotSelectHost, IdsMatchTheOracleOrFallBackOnAWideTie) {
   const std::vector<std::uint32_t> bounds = warp_bounds(row, c.kept, c.lane_max);
   EXPECT_EQ(run.warp_bounds, bounds) << "each warp's bound (step 1)";
   const std::uint32_t bound = *std::max_element(bounds.begin(), bounds.end());
-  const std::int64_t gathered = std::count_if(row.begin(), row.end(), [&](float v) { return key_of(v) >= bound; });
+  const std::int64_t gathered =
+      std::count_if(row.begin(), row.end(), [&](float v) { return score_key_hi(v) >= bound; });
   EXPECT_EQ(run.selected, gathered <= BallotShared<NT>::kCap)
       << gathered << " keys at or above the warps' bound (falls back above " << BallotShared<NT>::kCap << ")";
   EXPECT_EQ(run.bad_emits, 0) << "positions out of range or written twice";

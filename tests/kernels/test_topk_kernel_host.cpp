@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,11 +60,6 @@ std::vector<std::string> rows_differing(const TopkCase& tc, const std::vector<st
   return bad;
 }
 
-struct TopkShape {
-  int nb, k;
-};
-void PrintTo(const TopkShape& s, std::ostream* os) { *os << "nb " << s.nb << ", k " << s.k; }
-
 class TopkKernelHost : public ::testing::TestWithParam<TopkShape> {};
 
 TEST_P(TopkKernelHost, IdsMatchTheOracleSelection) {
@@ -88,11 +82,7 @@ const TopkShape kShapes[] = {{1024, 16}, {1024, 1}, {2048, 100}, {4096, 2048},
                              {9000, 16}, {40, 7},   {300, 64},   {4097, 16}};
 #endif
 INSTANTIATE_TEST_SUITE_P(Host, TopkKernelHost, ::testing::ValuesIn(kShapes),
-                         [](const ::testing::TestParamInfo<TopkShape>& i) {
-                           std::ostringstream name;
-                           name << "nb" << i.param.nb << "_k" << i.param.k;
-                           return name.str();
-                         });
+                         [](const ::testing::TestParamInfo<TopkShape>& i) { return topk_shape_name(i.param); });
 
 // The comparison above fails on the kernel's own top-k mutants (compiled in with IXO_MUTANTS):
 // each makes at least one row of its shape differ from the oracle.

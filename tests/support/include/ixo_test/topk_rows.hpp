@@ -11,7 +11,10 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <ostream>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "index_config.hpp"
@@ -108,6 +111,17 @@ inline TopkCase topk_case(int nb, int k, std::uint32_t seed) {
     tc.rows.push_back(row);
   }
   return tc;
+}
+
+// A (row length, k) shape of a test table; its gtest name "nb<nb>_k<k>".
+struct TopkShape {
+  int nb, k;
+};
+inline void PrintTo(const TopkShape& s, std::ostream* os) { *os << "nb " << s.nb << ", k " << s.k; }
+inline std::string topk_shape_name(const TopkShape& s) {
+  std::ostringstream name;  // not std::string +: gcc 12's -Wrestrict false alarm at -O3
+  name << "nb" << s.nb << "_k" << s.k;
+  return name.str();
 }
 
 // A case's launch inputs: one query row a score row (nb = the row length, every row active, block
