@@ -80,6 +80,10 @@ struct BackendTraits {
   // this one's bit for bit, e.g. cpu-cp -> cpu-rows (the same per-row arithmetic and total
   // order, sharded); "" = none.
   std::string ids_twin;
+  // False for a backend that runs only when named (--backend NAME, make_backend): the host
+  // simulation of the GPU kernels takes minutes a suite. ixo check / fuzz / mutate without
+  // --backend and the testbed's runnable_backends take default_backend_names() only.
+  bool in_default_set = true;
 };
 
 class Backend {
@@ -115,6 +119,8 @@ struct BackendOptions {
 
 // Registry: every backend compiled into this build, in a fixed order.
 std::vector<std::string> backend_names();
+// The registry's backends with traits.in_default_set: what runs when no backend is named.
+std::vector<std::string> default_backend_names();
 // A registry name, or "exec:COMMAND" for a kernel behind a command (exec_backend.hpp).
 // Its traits are set from the registry entry (exec: gets the external defaults).
 std::unique_ptr<Backend> make_backend(const std::string& name,

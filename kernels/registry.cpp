@@ -10,6 +10,7 @@
 #include "cpu/cpu_backends.hpp"
 #include "external/exec_backend.hpp"
 #include "ixo/error.hpp"
+#include "sim_host/sim_backends.hpp"
 #if defined(IXO_HAVE_CUDA)
 #include "gpu/cp_backends.hpp"
 #include "gpu/cuda_backends.hpp"
@@ -45,6 +46,12 @@ BackendTraits context_parallel(const char* family, const char* ids_twin, const c
           .ids_twin = ids_twin};
 }
 
+// Runs only when named (BackendTraits::in_default_set).
+BackendTraits opt_in(BackendTraits t) {
+  t.in_default_set = false;
+  return t;
+}
+
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> r = {
     {"cpu-rows", &make_cpu_rows_backend, native("cpu", "", false)},
@@ -60,6 +67,9 @@ const std::vector<Entry>& registry() {
       .contract = "msa-decode",
       .cpu_twin = "",
       .ids_twin = ""}},
+    // The GPU kernels' portable path (HIP's) on the host: slow (a fiber a GPU thread), family "sim".
+    {"sim-rows", &make_sim_rows_backend, opt_in(native("sim", "", false, "cpu-rows"))},
+    {"sim-packed", &make_sim_packed_backend, opt_in(native("sim", "sim-rows", true, "cpu-packed"))},
 #if defined(IXO_HAVE_CUDA)
     {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false, "cpu-rows")},
     {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true, "cpu-packed")},
@@ -91,6 +101,13 @@ std::atomic<bool>& interrupt_flag() {
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const auto& e : registry()) names.push_back(e.name);
+  return names;
+}
+
+std::vector<std::string> default_backend_names() {
+  std::vector<std::string> names;
+  for (const auto& e : registry())
+    if (e.traits.in_default_set) names.push_back(e.name);
   return names;
 }
 

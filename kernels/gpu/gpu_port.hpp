@@ -3,7 +3,10 @@
 // Debian's ROCm 5.2 wrappers for NVIDIA do not compile under nvcc 13, hence this header.
 #pragma once
 
-#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+#if defined(IXO_SIM_HOST)
+// The host simulation of the portable kernels (kernels/sim_host): plain C++, GPU threads as fibers.
+#include "sim_host/gpu_port_host.hpp"
+#elif defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
 #include <hip/hip_runtime.h>
 #define IXO_GPU_HIP 1
 using gpuError_t = hipError_t;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "gpu/gpu_port.hpp"
+#include "gpu/indexer_launch.hpp"
 #include "gpu/mma_tile.cuh"
 #include "gpu/scalar_tile.cuh"
 #include "gpu/score_state.cuh"
@@ -367,6 +368,44 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
     if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
     score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);
   }
+}
+
+// ---------------------------------------------------------------- launch parameters (host code)
+// What the launcher (indexer_launch.inl) and the host simulation (kernels/sim_host) pass the kernels.
+// Shapes the score kernels take: head dims 1..256, Hq a multiple of Hk with at most a tile of q
+// heads a K head, a known K format.
+inline bool score_args_valid(const IndexArgs& a) {
+  return a.D >= 1 && a.D <= kScalarMaxD && a.Hk > 0 && a.Hq % a.Hk == 0 && a.Hq / a.Hk <= cm::kTileRows &&
+         a.k_code >= 0 && a.k_code <= 3;
+}
+// The score kernels' parameters for the launch plan `plan` (common::native_plan of a).
+inline ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan) {
+  ScoreParams p{};
+  static_cast<cm::IndexConfig&>(p) = a;
+  p.q = a.q;
+  p.k = static_cast<const std::uint8_t*>(a.k_cache);
+  p.r2t = a.req_to_token;
+  p.slot = a.slot_ids;
+  p.lens = a.seq_lens;
+  p.scores = a.scores;
+  p.pack = plan.pack;
+  p.whole = a.R / plan.pack;
+  p.gqa = plan.gqa;
+  p.chunks = plan.chunks;
+  p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
+  p.mutant = a.mutant;
+  return p;
+}
+// The top-k kernel's parameters (a grid of Hq * R CTAs of kTopkThreads).
+inline TopkParams topk_params(const IndexArgs& a) {
+  TopkParams p{};
+  static_cast<cm::IndexConfig&>(p) = a;
+  p.scores = a.scores;
+  p.slot = a.slot_ids;
+  p.lens = a.seq_lens;
+  p.out = a.topk_idx;
+  p.mutant = a.mutant;
+  return p;
 }
 
 }  // namespace ixo::gpu::detail

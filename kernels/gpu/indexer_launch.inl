@@ -9,24 +9,6 @@ namespace ixo::gpu {
 namespace {
 namespace cm = ixo::common;
 
-detail::ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan) {
-  detail::ScoreParams p{};
-  static_cast<cm::IndexConfig&>(p) = a;
-  p.q = a.q;
-  p.k = static_cast<const std::uint8_t*>(a.k_cache);
-  p.r2t = a.req_to_token;
-  p.slot = a.slot_ids;
-  p.lens = a.seq_lens;
-  p.scores = a.scores;
-  p.pack = plan.pack;
-  p.whole = a.R / plan.pack;
-  p.gqa = plan.gqa;
-  p.chunks = plan.chunks;
-  p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
-  p.mutant = a.mutant;
-  return p;
-}
-
 // D (compile-time) 64 / 128 on CUDA: tensor-core kernel; D = 0: the portable scalar kernel
 // (any D <= 256; the only path on HIP).
 #if defined(IXO_GPU_CUDA)
@@ -71,13 +53,11 @@ gpuError_t launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s
 
 int launch_score(const IndexArgs& a, bool packed, void* stream) {
   if (a.R <= 0) return 0;
-  if (!head_dim_supported(a.D) || a.Hk <= 0 || a.Hq % a.Hk != 0 || a.Hq / a.Hk > cm::kTileRows || a.k_code < 0 ||
-      a.k_code > 3)
-    return static_cast<int>(gpuErrorInvalidValueCode);
+  if (!detail::score_args_valid(a)) return static_cast<int>(gpuErrorInvalidValueCode);
   // common::native_plan: graph-constant grid from R, Hk, NB, P (and a forced chunk count) only.
   // Which groups pack is decided by each CTA from slot_ids (common::program_tiles).
   const cm::NativePlan plan = cm::native_plan(a, packed, a.num_chunks);
-  const detail::ScoreParams p = score_params(a, plan);
+  const detail::ScoreParams p = detail::score_params(a, plan);
   const dim3 grid(static_cast<unsigned>(plan.grid_x()), static_cast<unsigned>(plan.hk));
   const auto s = static_cast<gpuStream_t>(stream);
   gpuError_t e;
@@ -112,13 +92,7 @@ int launch_score_packed(const IndexArgs& a, void* stream) {
 
 int launch_topk(const IndexArgs& a, void* stream) {
   if (a.R <= 0 || a.Hq <= 0) return 0;
-  detail::TopkParams p{};
-  static_cast<cm::IndexConfig&>(p) = a;
-  p.scores = a.scores;
-  p.slot = a.slot_ids;
-  p.lens = a.seq_lens;
-  p.out = a.topk_idx;
-  p.mutant = a.mutant;
+  const detail::TopkParams p = detail::topk_params(a);
   detail::topk_kernel<detail::kTopkThreads>
       <<<static_cast<unsigned>(a.Hq * a.R), detail::kTopkThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
   return static_cast<int>(gpuGetLastError());

@@ -17,7 +17,7 @@ std::uint32_t bits(float f) {
 }
 
 bool native_plan_of(const BackendTraits& t) {
-  return (t.family == "cpu" || t.family == "cuda") && t.mutant_scope == "native";
+  return (t.family == "cpu" || t.family == "cuda" || t.family == "sim") && t.mutant_scope == "native";
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The device code of kernels/gpu/ballot_select.cuh (the vote selection of the top-k kernel's
-// knob IXO_TOPK_BALLOT) run on the host: one CTA of 256 std::threads through simt_host/'s stand-in
+// knob IXO_TOPK_BALLOT) run on the host: one CTA of 256 fibers through kernels/sim_host's stand-in
 // for gpu_port.hpp (barriers for __syncthreads and the warp votes). Built twice: 32-lane warps
 // (CUDA) and 64-lane ones (HIP). Each case's ids are compared with the oracle's select_topk on the
 // same scores (ties to the lowest ids; with ties_high, the tie_rule_reversed mutant's rule, with
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/ballot_select.cuh"  // through simt_host/gpu/gpu_port.hpp
+#include "gpu/ballot_select.cuh"  // IXO_SIM_HOST: through kernels/sim_host/gpu_port_host.hpp
 #include "gpu/topk_kernel.cuh"    // score_key_hi: the top-k kernel's key of a score
 #include "ixo/oracle.hpp"
 

@@ -19,14 +19,9 @@
 // Each dimension was seen to fail on an injected bug: the graph_* rows on the packing bugs
 // listed in test_cpu_twin.cpp; KernelMatrixCatches below runs catalogue mutants through the
 // same testbed (a table that cannot fail proves nothing).
-#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -351,6 +346,12 @@ const std::vector<NamedCase>& kernel_cases() {
   return cases;
 }
 
+const NamedCase* kernel_case_named(const std::string& name) {
+  for (const NamedCase& c : kernel_cases())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
 std::vector<NamedCase> kernel_cases_subset(int every) {
   std::vector<NamedCase> out;
   const auto& all = kernel_cases();
@@ -414,26 +415,12 @@ class KernelMatrixCatches : public ::testing::TestWithParam<Catch> {};
 TEST_P(KernelMatrixCatches, AMutantFailsTheTestbed) {
   const Catch& k = GetParam();
   if (!IXO_MUTANT(k.mutant, k.mutant)) GTEST_SKIP() << "mutant switches not compiled (IXO_MUTANTS=OFF)";
-  const NamedCase* nc = nullptr;
-  for (const NamedCase& c : kernel_cases())
-    if (c.name == k.row) nc = &c;
+  const NamedCase* nc = kernel_case_named(k.row);
   ASSERT_NE(nc, nullptr) << "no row " << k.row;
   RunOptions opt;
   opt.mutant = k.mutant;
-  const std::filesystem::path scratch =
-      std::filesystem::temp_directory_path() / ("ixo-matrix-catches-" + std::to_string(::getpid()));
-  const char* old = std::getenv("IXO_TEST_FAILURES");
-  const std::string saved = old ? old : "";
-  ::setenv("IXO_TEST_FAILURES", scratch.c_str(), 1);
-  ::testing::TestPartResultArray failures;
-  {
-    ::testing::ScopedFakeTestPartResultReporter reporter(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, &failures);
-    judge_every_backend(nc->make(), k.row, nc->exact_ids, opt, TestbedChecks::all());
-  }
-  old ? ::setenv("IXO_TEST_FAILURES", saved.c_str(), 1) : ::unsetenv("IXO_TEST_FAILURES");
-  std::filesystem::remove_all(scratch);
-  EXPECT_GT(failures.size(), 0) << "mutant " << k.mutant << " passed the testbed on " << k.row;
+  const int failures = intercepted_failures(runnable_backends(), *nc, opt, TestbedChecks::all());
+  EXPECT_GT(failures, 0) << "mutant " << k.mutant << " passed the testbed on " << k.row;
 }
 
 // Native packed, common, top-k and context-parallel mutants, each on a row that exposes it.

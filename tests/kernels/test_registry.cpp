@@ -63,7 +63,8 @@ TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
       EXPECT_EQ(ct.packed, t.packed) << n;
     }
     EXPECT_TRUE(t.in_tree && b->in_tree()) << n << ": registry backends are ours";
-    EXPECT_TRUE(t.family == "cpu" || t.family == "cuda") << n << ": " << t.family;
+    EXPECT_TRUE(t.family == "cpu" || t.family == "cuda" || t.family == "sim") << n << ": " << t.family;
+    EXPECT_EQ(t.in_default_set, t.family != "sim") << n << ": only the host simulation is opt-in";
     EXPECT_TRUE(t.mutant_scope == "native" || t.mutant_scope == "cp" || t.mutant_scope == "msa")
         << n << ": " << t.mutant_scope;
     if (t.bitwise_twin.empty()) continue;
@@ -93,6 +94,23 @@ TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
   EXPECT_EQ(ixo::backend_traits("cuda-packed").bitwise_twin, "cuda-rows");
   EXPECT_EQ(ixo::backend_traits("cuda-cp").family, "cuda");
 #endif
+}
+
+// The host simulation of the GPU kernels' portable path is listed and made by name, but runs only when
+// named: ixo check / fuzz / mutate without --backend and the testbed take default_backend_names().
+TEST(BackendRegistry, TheSimulatedKernelsAreOptIn) {
+  const auto all = ixo::backend_names();
+  const auto defaults = ixo::default_backend_names();
+  for (const char* n : {"sim-rows", "sim-packed"}) {
+    EXPECT_NE(std::find(all.begin(), all.end(), n), all.end()) << n;
+    EXPECT_EQ(std::find(defaults.begin(), defaults.end(), n), defaults.end()) << n;
+    EXPECT_EQ(ixo::make_backend(n)->name(), n);
+  }
+  EXPECT_EQ(ixo::backend_traits("sim-packed").bitwise_twin, "sim-rows");
+  EXPECT_EQ(ixo::backend_traits("sim-packed").cpu_twin, "cpu-packed");
+  EXPECT_EQ(ixo::backend_traits("sim-rows").cpu_twin, "cpu-rows");
+  EXPECT_EQ(defaults.size() + 2, all.size());
+  EXPECT_EQ(defaults.front(), "cpu-rows");
 }
 
 TEST(BackendRegistry, OutsideKernelsGetExternalTraits) {

@@ -1,7 +1,7 @@
 // The top-k kernel's own code (gpu::detail::topk_kernel<256> of kernels/gpu/topk_kernel.cuh: the
 // row plan and tail ids, the radix select and compaction of radix_select.cuh and, built with
 // IXO_TOPK_BALLOT=1, the vote selection of ballot_select.cuh) run on the host: one CTA of 256
-// std::threads a row through simt_host/'s stand-in for gpu_port.hpp. The rows are the GPU test's
+// fibers a row through kernels/sim_host's stand-in for gpu_port.hpp. The rows are the GPU test's
 // (tests/support's topk_rows.hpp, the same shapes as CudaTopk/TopkRadix but 9000 / 513), each row's
 // ids compared with the oracle's select_topk on the same scores. This is what checks the
 // production top-k without a GPU; the H200 runs the same rows through the CUDA build.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/topk_kernel.cuh"  // through simt_host/gpu/gpu_port.hpp
+#include "gpu/topk_kernel.cuh"  // IXO_SIM_HOST: through kernels/sim_host/gpu_port_host.hpp
 #include "ixo/oracle.hpp"
 #include "ixo_test/topk_rows.hpp"
 #include "mutants.hpp"

@@ -284,7 +284,7 @@ int check(const Args& a) {
   }
   refuse(a, {"--topk", "--scores", "--exact", "--plot"}, "needs a case directory: ixo check CASE_DIR --topk FILE");
   const bool all = a.backends.empty();
-  const auto backends = make_backends(all ? backend_names() : a.backends, a.backend_opt);
+  const auto backends = make_backends(all ? default_backend_names() : a.backends, a.backend_opt);
   if (!a.suite.out_dir.empty()) require_writable_dir(a.suite.out_dir, "--out");  // before any work
   for (const auto& name : a.suite.only_properties) {
     std::string known;
@@ -323,7 +323,7 @@ int fuzz(Args a) {
   if (!a.fuzz_json.empty()) a.fuzz.coverage = true;
   a.fuzz.contract = contract_of(a);
   if (!a.fuzz_json.empty()) require_writable_file(a.fuzz_json, "--json");
-  const auto backends = make_backends(a.backends.empty() ? backend_names() : a.backends, a.backend_opt);
+  const auto backends = make_backends(a.backends.empty() ? default_backend_names() : a.backends, a.backend_opt);
   FuzzResult r;
   try {
     r = run_fuzz(pointers_of(backends), a.fuzz, [](const std::string& m) { fmt::print("{}\n", m); });

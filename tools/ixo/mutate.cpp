@@ -152,7 +152,7 @@ int run_mutate(const MutateOptions& o) {
   throw InputError("mutate", "this build has no mutant switches (IXO_MUTANTS=OFF); use a test build");
 #endif
   Selected s;
-  for (const auto& n : o.backends.empty() ? backend_names() : o.backends) {
+  for (const auto& n : o.backends.empty() ? default_backend_names() : o.backends) {
     auto b = make_backend(n);
     std::string why;
     if (!b->available(&why)) {

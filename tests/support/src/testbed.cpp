@@ -1,5 +1,10 @@
 #include "ixo_test/testbed.hpp"
 
+#include <gtest/gtest-spi.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "ixo/case_run.hpp"
@@ -38,7 +43,7 @@ void expect_clear_margin_ids_equal(const Case& c, const Expected& e, const Obser
 
 std::vector<std::string> runnable_backends() {
   std::vector<std::string> names;
-  for (const std::string& n : backend_names()) {
+  for (const std::string& n : default_backend_names()) {
     auto b = make_backend(n);
     const BackendTraits& t = b->traits();
     if (t.in_tree && (t.mutant_scope == "native" || t.mutant_scope == "cp") && b->available()) names.push_back(n);
@@ -48,9 +53,14 @@ std::vector<std::string> runnable_backends() {
 
 std::vector<std::string> judge_every_backend(const Case& c, const std::string& what, bool exact_ids,
                                              const RunOptions& opt, const TestbedChecks& checks) {
+  return judge_backends(runnable_backends(), c, what, exact_ids, opt, checks);
+}
+
+std::vector<std::string> judge_backends(const std::vector<std::string>& names, const Case& c, const std::string& what,
+                                        bool exact_ids, const RunOptions& opt, const TestbedChecks& checks) {
   const Expected e = oracle(c);
   std::vector<std::string> judged;
-  for (const std::string& name : runnable_backends()) {
+  for (const std::string& name : names) {
     auto b = make_backend(name);
     if (!b->supports(c)) continue;  // outside the backend's configuration: not counted
     const std::string label = name + " " + what;
@@ -90,6 +100,24 @@ std::vector<std::string> judge_every_backend(const Case& c, const std::string& w
       expect_clear_margin_ids_equal(c, e, o, make_backend(t.cpu_twin)->run(c, opt), label + " vs " + t.cpu_twin);
   }
   return judged;
+}
+
+int intercepted_failures(const std::vector<std::string>& names, const NamedCase& nc, const RunOptions& opt,
+                         const TestbedChecks& checks) {
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() / ("ixo-testbed-catches-" + std::to_string(::getpid()));
+  const char* old = std::getenv("IXO_TEST_FAILURES");
+  const std::string saved = old ? old : "";
+  ::setenv("IXO_TEST_FAILURES", scratch.c_str(), 1);
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, &failures);
+    judge_backends(names, nc.make(), nc.name, nc.exact_ids, opt, checks);
+  }
+  old ? ::setenv("IXO_TEST_FAILURES", saved.c_str(), 1) : ::unsetenv("IXO_TEST_FAILURES");
+  std::filesystem::remove_all(scratch);
+  return failures.size();
 }
 
 ::testing::AssertionResult judged_by(const std::vector<std::string>& judged, const std::string& name) {

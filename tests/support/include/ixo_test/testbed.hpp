@@ -19,6 +19,7 @@
 
 #include "backend.hpp"
 #include "ixo/case.hpp"
+#include "ixo_test/support.hpp"
 
 namespace ixo::test {
 
@@ -43,7 +44,7 @@ struct TestbedChecks {
 };
 
 // The in-tree registry backends of the native or CP plan (not the quantized MSA selector,
-// judged under its own contract) available here.
+// judged under its own contract) available here, of the default set (not the opt-in simulation).
 std::vector<std::string> runnable_backends();
 
 // Runs every runnable backend on `c` with `opt` and checks the verdict and `checks`
@@ -52,6 +53,16 @@ std::vector<std::string> runnable_backends();
 // counted.
 std::vector<std::string> judge_every_backend(const Case& c, const std::string& what, bool exact_ids,
                                              const RunOptions& opt, const TestbedChecks& checks);
+
+// The same for the named registry backends (e.g. the opt-in sim-rows / sim-packed).
+std::vector<std::string> judge_backends(const std::vector<std::string>& names, const Case& c, const std::string& what,
+                                        bool exact_ids, const RunOptions& opt, const TestbedChecks& checks);
+
+// judge_backends on nc with gtest's failures intercepted, not reported (the cases they save go to a
+// scratch directory, removed afterwards): how many failures the testbed found. A table of injected
+// bugs expects > 0 from each.
+int intercepted_failures(const std::vector<std::string>& names, const NamedCase& nc, const RunOptions& opt,
+                         const TestbedChecks& checks);
 
 // Success when `name` is among the backends judge_every_backend returned (a table row meant for
 // a backend that silently declined it judged nothing).

@@ -1,0 +1,134 @@
+// sim-rows / sim-packed: the kernels of kernels/gpu as the HIP build runs them (the scalar score
+// kernel, the top-k kernel with 64-lane warps), launched on the host through the stand-in for a GPU
+// runtime (gpu_port_host.hpp; this file is compiled with IXO_SIM_HOST and IXO_WARP_SIZE=64). The
+// launch is the launcher's (indexer_launch.inl): the same argument checks, plan, parameters and
+// grids (detail::score_args_valid / score_params / topk_params, common::native_plan); CTAs run one
+// after another, so a run is deterministic.
+#include "sim_host/sim_backends.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu/index_args.hpp"
+#include "gpu/indexer_kernels.cuh"  // device code, through the stand-in
+#include "ixo/error.hpp"
+#include "mutants.hpp"
+
+static_assert(IXO_WARP_SIZE == 64, "the host simulation runs the HIP build's 64-lane warps");
+
+namespace ixo {
+namespace {
+namespace cm = common;
+namespace gd = gpu::detail;
+
+constexpr std::int32_t kIdsUnwritten = 0x7f7f7f7f;  // ids the top-k never wrote: out of every range
+
+// Runs fn() as every CTA of a grid_x x grid_y grid of `threads` threads; stops between CTAs when
+// the user interrupts.
+template <class Fn>
+void run_grid(std::int64_t grid_x, std::int64_t grid_y, int threads, Fn fn) {
+  const simt_host::Dim3 grid{static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), 1};
+  for (unsigned y = 0; y < grid.y; ++y)
+    for (unsigned x = 0; x < grid.x; ++x) {
+      if (interrupt_flag().load()) throw Interrupted("interrupted while the simulated kernels ran");
+      simt_host::run_cta(threads, simt_host::Dim3{x, y, 0}, grid, fn);
+    }
+}
+
+template <int KC>
+void score_grid(const gd::ScoreParams& p, const cm::NativePlan& plan) {
+  run_grid(plan.grid_x(), plan.hk, gd::kScoreThreads, [&] { gd::score_scalar_kernel<KC>(p); });
+}
+
+class SimBackend final : public Backend {
+ public:
+  explicit SimBackend(bool packed) : packed_(packed) {}
+  std::string name() const override { return packed_ ? "sim-packed" : "sim-rows"; }
+  bool available(std::string* /*why*/) const override { return true; }
+  // As the GPU backends: bf16 q, bf16 or fp8 K.
+  bool supports(const Case& c, std::string* why) const override {
+    if (c.cfg.q_dtype != KDtype::bf16) {
+      if (why) *why = name() + " takes bf16 q only, got q_dtype " + std::string(to_string(c.cfg.q_dtype));
+      return false;
+    }
+    if (is_nvfp4(c.cfg.k_dtype)) {
+      if (why) *why = name() + " does not decode nvfp4 K";
+      return false;
+    }
+    return true;
+  }
+
+  Observed run(const Case& c, const RunOptions& options) override {
+    std::string why;
+    if (!supports(c, &why)) throw InputError("case", name() + " does not support this case: " + why);
+    const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
+    gpu::IndexArgs a = gpu::index_args(c, q_scale);
+    a.k_code = cm::launch_k_code(a.k_code, options.mutant);
+    a.num_chunks = options.force_num_chunks;
+    a.mutant = options.mutant;
+    if (!gd::score_args_valid(a))
+      throw InputError("D", name() + " takes D 1.." + std::to_string(gd::kScalarMaxD) +
+                                " and at most 16 q heads a K head, got D " + std::to_string(c.D) + ", Hq " +
+                                std::to_string(c.Hq) + ", Hk " + std::to_string(c.Hk));
+    const std::int64_t NB = c.NB();
+    std::vector<float> scores(static_cast<std::size_t>(c.Hq * c.R * NB));
+    for (float& s : scores) std::memcpy(&s, &options.score_poison_bits, sizeof s);
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(c.Hq * c.R * c.cfg.topk), kIdsUnwritten);
+    a.q = c.q.data();
+    a.k_cache = c.k_cache.data();
+    a.req_to_token = c.req_to_token.data();
+    a.slot_ids = c.slot_ids.data();
+    a.seq_lens = c.seq_lens.data();
+    a.scores = scores.data();
+    a.topk_idx = ids.data();
+    try {
+      launch_step(a);
+    } catch (const simt_host::SimtError& e) {
+      throw KernelFailure(name() + ": " + e.what());
+    }
+    Observed o;
+    o.Hq = c.Hq;
+    o.R = c.R;
+    o.topk = c.cfg.topk;
+    o.NB = NB;
+    o.has_scores = true;
+    o.scores = std::move(scores);
+    o.topk_idx = std::move(ids);
+    return o;
+  }
+
+ private:
+  // launch_index_step's launches (launch_score, launch_topk), each grid run CTA by CTA.
+  void launch_step(const gpu::IndexArgs& a) const {
+    if (a.R <= 0) return;
+    const cm::NativePlan plan = cm::native_plan(a, packed_, a.num_chunks);
+    const gd::ScoreParams p = gd::score_params(a, plan);
+    switch (p.k_code) {
+      case cm::kBf16:
+        score_grid<cm::kBf16>(p, plan);
+        break;
+      case cm::kE4m3fn:
+        score_grid<cm::kE4m3fn>(p, plan);
+        break;
+      case cm::kE4m3fnuz:
+        score_grid<cm::kE4m3fnuz>(p, plan);
+        break;
+      default:
+        score_grid<cm::kE5m2>(p, plan);
+    }
+    if (a.Hq <= 0) return;
+    const gd::TopkParams t = gd::topk_params(a);
+    run_grid(a.Hq * a.R, 1, gd::kTopkThreads, [&] { gd::topk_kernel<gd::kTopkThreads>(t); });
+  }
+
+  bool packed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_sim_rows_backend() { return std::make_unique<SimBackend>(false); }
+std::unique_ptr<Backend> make_sim_packed_backend() { return std::make_unique<SimBackend>(true); }
+
+}  // namespace ixo
