@@ -70,6 +70,7 @@ const std::vector<Entry>& registry() {
     // The GPU kernels' portable path (HIP's) on the host: slow (a fiber a GPU thread), family "sim".
     {"sim-rows", &make_sim_rows_backend, opt_in(native("sim", "", false, "cpu-rows"))},
     {"sim-packed", &make_sim_packed_backend, opt_in(native("sim", "sim-rows", true, "cpu-packed"))},
+    {"sim-cp", &make_sim_cp_backend, opt_in(context_parallel("sim", "sim-rows", "cpu-cp"))},
 #if defined(IXO_HAVE_CUDA)
     {"cuda-rows", &make_cuda_rows_backend, native("cuda", "", false, "cpu-rows")},
     {"cuda-packed", &make_cuda_packed_backend, native("cuda", "cuda-rows", true, "cpu-packed")},

@@ -7,7 +7,8 @@
 //     where: "common" (shared formula: every backend family), "packed" (packed scorers),
 //            "topk" (top-k stages), "cpu" / "gpu" (one family only), "cp" (CP backends),
 //            "msa" (the quantized selector of the msa-decode backends, kernels/common/quantized_topk.hpp),
-//            "cp-gpu" (CP formulas only the CUDA CP kernels call, e.g. local_end),
+//            "cp-gpu" (CP formulas only the GPU CP kernels call, e.g. local_end: cuda-cp, and sim-cp
+//            that runs their portable path on the host),
 //            "gpu-test" (native CUDA code whose exposing input only a named GPU test builds:
 //            a multi-GB K cache, a graph replayed after allocator churn, repeated launches
 //            beside concurrent work; `ixo mutate` does not run these: the ctest

@@ -14,6 +14,7 @@
 #include "cp_common.hpp"
 #include "plans.hpp"
 #include "gpu/ballot_select.cuh"
+#include "gpu/cp_launch.hpp"
 #include "gpu/mma_tile.cuh"
 #include "gpu/radix_select.cuh"
 #include "gpu/scalar_tile.cuh"
@@ -426,6 +427,61 @@ __global__ void __launch_bounds__(NT) cp_merge_kernel(CpMergeParams p) {
   }
   for (int i = tid; i < p.topk; i += NT)
     if (i >= count) out[i] = -1;
+}
+
+// ---------------------------------------------------------------- launch parameters (host code)
+// What the launcher (cp_launch.inl) and the host simulation (kernels/sim_host) pass the kernels.
+inline std::int64_t cp_local_cells(const CpArgs& a) { return cc::local_blocks(a.NB, a.world); }
+inline int cp_launch_pack(const CpArgs& a) { return a.pack > 1 && cm::pack_fits(a.pack, a.world) ? a.pack : 1; }
+inline bool cp_args_ok(const CpArgs& a) {
+  return a.D >= 1 && a.D <= kScalarMaxD && a.world >= 1 && a.world <= cc::kMaxWorld && a.k_code >= 0 &&
+         a.k_code <= 3 && a.ranks >= 1 && a.rank_base >= 0 && a.rank_base + a.ranks <= a.world && a.topk >= 1 &&
+         a.topk <= cc::kMaxCandidates && a.NB <= cc::kMaxBlocks && a.NB >= 1;
+}
+// Score grid: (packed_batch(R, pack) * chunks, ranks).
+inline CpScoreParams cp_score_params(const CpArgs& a) {
+  CpScoreParams p{};
+  static_cast<cm::IndexConfig&>(p) = a;
+  const int pack = cp_launch_pack(a);
+  p.qg = a.qg;
+  p.k = static_cast<const std::uint8_t*>(a.k_cache);
+  p.r2t = a.req_to_token;
+  p.slot = a.slot_ids;
+  p.lens = a.seq_lens;
+  p.cells = a.cells;
+  p.LOCAL = cp_local_cells(a);
+  p.world = a.world;
+  p.rank_base = a.rank_base;
+  p.pack = pack;
+  p.whole = a.R / pack;
+  p.chunks = a.num_chunks > 0 ? a.num_chunks : cc::num_chunks(cm::packed_batch(a.R, pack), p.LOCAL);
+  p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale);
+  p.mutant = a.mutant;
+  return p;
+}
+// Candidates grid: (world * R, ranks) CTAs of kCandThreads.
+inline CpCandParams cp_cand_params(const CpArgs& a) {
+  CpCandParams p{};
+  p.cells = a.cells;
+  p.keys = a.keys;
+  p.R = a.R;
+  p.LOCAL = cp_local_cells(a);
+  p.world = a.world;
+  p.rank_base = a.rank_base;
+  p.topk = a.topk;
+  p.mutant = a.mutant;
+  return p;
+}
+// Merge grid: heads * R CTAs of kMergeThreads.
+inline CpMergeParams cp_merge_params(const CpArgs& a, const std::uint64_t* gathered, int head_base, std::int32_t* out) {
+  CpMergeParams p{};
+  p.gathered = gathered;
+  p.out = out;
+  p.R = a.R;
+  p.world = a.world;
+  p.topk = a.topk;
+  p.head_base = head_base;
+  return p;
 }
 
 }  // namespace ixo::gpu::cpk

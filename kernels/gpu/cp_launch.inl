@@ -4,27 +4,6 @@
 
 namespace ixo::gpu {
 namespace {
-namespace cpc = ixo::common::cp;
-
-cpk::CpScoreParams cp_score_params(const CpArgs& a, int pack, std::int64_t LOCAL) {
-  cpk::CpScoreParams p{};
-  static_cast<ixo::common::IndexConfig&>(p) = a;
-  p.qg = a.qg;
-  p.k = static_cast<const std::uint8_t*>(a.k_cache);
-  p.r2t = a.req_to_token;
-  p.slot = a.slot_ids;
-  p.lens = a.seq_lens;
-  p.cells = a.cells;
-  p.LOCAL = LOCAL;
-  p.world = a.world;
-  p.rank_base = a.rank_base;
-  p.pack = pack;
-  p.whole = a.R / pack;
-  p.chunks = a.num_chunks > 0 ? a.num_chunks : cpc::num_chunks(ixo::common::packed_batch(a.R, pack), LOCAL);
-  p.mult = ixo::common::logit_multiplier(a.sm_q_scale, a.k_scale);
-  p.mutant = a.mutant;
-  return p;
-}
 
 // KFMT: the K element format (common::KCode) the kernel is instantiated for.
 template <int D, int KFMT>
@@ -57,25 +36,18 @@ gpuError_t launch_cp_d(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
   }
 }
 
-bool args_ok(const CpArgs& a) {
-  return cp_head_dim_supported(a.D) && a.world >= 1 && a.world <= cpc::kMaxWorld && a.k_code >= 0 && a.k_code <= 3 &&
-         a.ranks >= 1 && a.rank_base >= 0 && a.rank_base + a.ranks <= a.world && a.topk >= 1 &&
-         a.topk <= cpc::kMaxCandidates && a.NB <= cpc::kMaxBlocks && a.NB >= 1;
-}
-
 }  // namespace
 
-std::int64_t cp_local(const CpArgs& a) { return cpc::local_blocks(a.NB, a.world); }
+std::int64_t cp_local(const CpArgs& a) { return cpk::cp_local_cells(a); }
 bool cp_head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarMaxD; }
-bool cp_pack_supported(const CpArgs& a) { return a.pack > 1 && ixo::common::pack_fits(a.pack, a.world); }
+bool cp_pack_supported(const CpArgs& a) { return cpk::cp_launch_pack(a) > 1; }
 
 int launch_cp_score(const CpArgs& a, void* stream) {
   if (a.R <= 0) return 0;
-  if (!args_ok(a)) return static_cast<int>(gpuErrorInvalidValueCode);
-  const int pack = cp_pack_supported(a) ? a.pack : 1;
-  const cpk::CpScoreParams p = cp_score_params(a, pack, cp_local(a));
+  if (!cpk::cp_args_ok(a)) return static_cast<int>(gpuErrorInvalidValueCode);
+  const cpk::CpScoreParams p = cpk::cp_score_params(a);
   // Graph-constant grid (R, pack, LOCAL); which groups pack is decided per CTA from slot_ids.
-  const dim3 grid(static_cast<unsigned>(ixo::common::packed_batch(a.R, pack) * p.chunks),
+  const dim3 grid(static_cast<unsigned>(ixo::common::packed_batch(a.R, p.pack) * p.chunks),
                   static_cast<unsigned>(a.ranks));
   const auto s = static_cast<gpuStream_t>(stream);
   gpuError_t e;
@@ -95,16 +67,8 @@ int launch_cp_score(const CpArgs& a, void* stream) {
 
 int launch_cp_candidates(const CpArgs& a, void* stream) {
   if (a.R <= 0) return 0;
-  if (!args_ok(a)) return static_cast<int>(gpuErrorInvalidValueCode);
-  cpk::CpCandParams p{};
-  p.cells = a.cells;
-  p.keys = a.keys;
-  p.R = a.R;
-  p.LOCAL = cp_local(a);
-  p.world = a.world;
-  p.rank_base = a.rank_base;
-  p.topk = a.topk;
-  p.mutant = a.mutant;
+  if (!cpk::cp_args_ok(a)) return static_cast<int>(gpuErrorInvalidValueCode);
+  const cpk::CpCandParams p = cpk::cp_cand_params(a);
   const dim3 grid(static_cast<unsigned>(a.world * a.R), static_cast<unsigned>(a.ranks));
   cpk::cp_candidates_kernel<cpk::kCandThreads><<<grid, cpk::kCandThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
   return static_cast<int>(gpuGetLastError());
@@ -113,14 +77,9 @@ int launch_cp_candidates(const CpArgs& a, void* stream) {
 int launch_cp_merge(const CpArgs& a, const std::uint64_t* gathered, int head_base, int heads, std::int32_t* out,
                     void* stream) {
   if (a.R <= 0 || heads <= 0) return 0;
-  if (!args_ok(a) || head_base < 0 || head_base + heads > a.world) return static_cast<int>(gpuErrorInvalidValueCode);
-  cpk::CpMergeParams p{};
-  p.gathered = gathered;
-  p.out = out;
-  p.R = a.R;
-  p.world = a.world;
-  p.topk = a.topk;
-  p.head_base = head_base;
+  if (!cpk::cp_args_ok(a) || head_base < 0 || head_base + heads > a.world)
+    return static_cast<int>(gpuErrorInvalidValueCode);
+  const cpk::CpMergeParams p = cpk::cp_merge_params(a, gathered, head_base, out);
   cpk::cp_merge_kernel<cpk::kMergeThreads>
       <<<static_cast<unsigned>(heads * a.R), cpk::kMergeThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
   return static_cast<int>(gpuGetLastError());

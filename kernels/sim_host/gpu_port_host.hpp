@@ -22,6 +22,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -65,19 +66,21 @@ class Cta {
     ucontext_t ctx{};
     Wait wait = Wait::none;
     Dim3 idx;
+    char* stack = nullptr;
     void* fake_stack = nullptr;  // ASan's fake stack of this fiber while it is switched out
   };
   std::vector<Thread> threads;
   std::vector<std::vector<std::uint64_t>> posted;  // a value a lane, for the warp's current round
   int current = -1;                                // the running fiber (-1: the scheduler)
   ucontext_t scheduler{};
-  const void* sched_stack_bottom = nullptr;
+  const void* sched_stack_bottom = nullptr;  // the scheduler's stack (ASan), known once a fiber ran
   std::size_t sched_stack_size = 0;
+  bool sched_stack_known = false;
 };
 inline Cta* current_cta = nullptr;  // the CTA being run (one at a time)
 }  // namespace ixo::simt_host
 
-// The running fiber's indices (set by the scheduler before each switch to a fiber).
+// The running fiber's indices (set before each switch to a fiber).
 inline thread_local ixo::simt_host::Dim3 threadIdx, blockIdx, blockDim, gridDim;
 
 namespace ixo::simt_host {
@@ -91,18 +94,37 @@ inline std::vector<std::unique_ptr<char[]>>& stacks(std::size_t n) {
   return s;
 }
 
-// Switches from the running fiber to the scheduler, marking it waiting at `w`.
+// The first runnable fiber at or after `from`, or -1.
+inline int next_runnable(const Cta& c, int from) {
+  for (int t = from; t < static_cast<int>(c.threads.size()); ++t)
+    if (c.threads[static_cast<std::size_t>(t)].wait == Cta::Wait::none) return t;
+  return -1;
+}
+
+// Marks the running fiber waiting at `w` (done: exited) and switches straight to the next runnable
+// fiber of the sweep, or back to the scheduler after the last one (one switch a thread a barrier).
 inline void yield(Cta::Wait w) {
   Cta& c = *current_cta;
   Cta::Thread& t = c.threads[static_cast<std::size_t>(c.current)];
   t.wait = w;
+  const int next = next_runnable(c, c.current + 1);
+  ucontext_t* to = &c.scheduler;
+  [[maybe_unused]] const void* to_bottom = c.sched_stack_bottom;
+  [[maybe_unused]] std::size_t to_size = c.sched_stack_size;
+  c.current = next;
+  if (next >= 0) {
+    Cta::Thread& n = c.threads[static_cast<std::size_t>(next)];
+    threadIdx = n.idx;
+    to = &n.ctx;
+    to_bottom = n.stack;
+    to_size = kStackBytes;
+  }
 #if defined(IXO_SIMT_ASAN)
-  __sanitizer_start_switch_fiber(w == Cta::Wait::done ? nullptr : &t.fake_stack, c.sched_stack_bottom,
-                                 c.sched_stack_size);
+  __sanitizer_start_switch_fiber(w == Cta::Wait::done ? nullptr : &t.fake_stack, to_bottom, to_size);
 #endif
-  swapcontext(&t.ctx, &c.scheduler);
+  swapcontext(&t.ctx, to);
 #if defined(IXO_SIMT_ASAN)
-  __sanitizer_finish_switch_fiber(t.fake_stack, &c.sched_stack_bottom, &c.sched_stack_size);
+  __sanitizer_finish_switch_fiber(t.fake_stack, nullptr, nullptr);
 #endif
 }
 
@@ -111,7 +133,13 @@ struct Entry {
   static void run() {
     [[maybe_unused]] Cta& c = *current_cta;
 #if defined(IXO_SIMT_ASAN)
-    __sanitizer_finish_switch_fiber(nullptr, &c.sched_stack_bottom, &c.sched_stack_size);
+    // The first fiber of the first sweep is entered from the scheduler: its stack is the one returned.
+    if (!c.sched_stack_known) {
+      __sanitizer_finish_switch_fiber(nullptr, &c.sched_stack_bottom, &c.sched_stack_size);
+      c.sched_stack_known = true;
+    } else {
+      __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+    }
 #endif
     (*fn)();
     yield(Cta::Wait::done);  // never resumed
@@ -179,7 +207,8 @@ void run_cta(int threads, Dim3 block, Dim3 grid, Fn fn) {
     Cta::Thread& th = cta.threads[static_cast<std::size_t>(t)];
     th.idx = {static_cast<unsigned>(t), 0, 0};
     getcontext(&th.ctx);
-    th.ctx.uc_stack.ss_sp = stacks[static_cast<std::size_t>(t)].get();
+    th.stack = stacks[static_cast<std::size_t>(t)].get();
+    th.ctx.uc_stack.ss_sp = th.stack;
     th.ctx.uc_stack.ss_size = detail::kStackBytes;
     th.ctx.uc_link = nullptr;
     makecontext(&th.ctx, &detail::Entry<Fn>::run, 0);
@@ -191,15 +220,15 @@ void run_cta(int threads, Dim3 block, Dim3 grid, Fn fn) {
   blockDim = {static_cast<unsigned>(threads), 1, 1};
   const int warps = threads / IXO_WARP_SIZE;
   for (;;) {
-    // Run every runnable fiber until it waits or exits.
-    for (int t = 0; t < threads; ++t) {
-      Cta::Thread& th = cta.threads[static_cast<std::size_t>(t)];
-      if (th.wait != Cta::Wait::none) continue;
-      cta.current = t;
+    // A sweep: every runnable fiber runs until it waits or exits, each switching to the next.
+    const int first = detail::next_runnable(cta, 0);
+    if (first >= 0) {
+      Cta::Thread& th = cta.threads[static_cast<std::size_t>(first)];
+      cta.current = first;
       threadIdx = th.idx;
 #if defined(IXO_SIMT_ASAN)
       void* fake = nullptr;
-      __sanitizer_start_switch_fiber(&fake, stacks[static_cast<std::size_t>(t)].get(), detail::kStackBytes);
+      __sanitizer_start_switch_fiber(&fake, th.stack, detail::kStackBytes);
 #endif
       swapcontext(&cta.scheduler, &th.ctx);
 #if defined(IXO_SIMT_ASAN)
@@ -248,8 +277,9 @@ void run_cta(int threads, unsigned block, unsigned blocks, Fn fn) {  // a 1-D gr
 
 inline void __syncthreads() { ixo::simt_host::detail::yield(ixo::simt_host::Cta::Wait::cta); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-inline std::uint32_t atomicAdd(std::uint32_t* a, std::uint32_t v) {
-  const std::uint32_t old = *a;
+template <class T>
+inline T atomicAdd(T* a, std::type_identity_t<T> v) {  // unsigned / int
+  const T old = *a;
   *a = old + v;
   return old;
 }

@@ -15,6 +15,7 @@
 #include "gpu/indexer_kernels.cuh"  // device code, through the stand-in
 #include "ixo/error.hpp"
 #include "mutants.hpp"
+#include "sim_host/sim_grid.hpp"
 
 static_assert(IXO_WARP_SIZE == 64, "the host simulation runs the HIP build's 64-lane warps");
 
@@ -25,21 +26,9 @@ namespace gd = gpu::detail;
 
 constexpr std::int32_t kIdsUnwritten = 0x7f7f7f7f;  // ids the top-k never wrote: out of every range
 
-// Runs fn() as every CTA of a grid_x x grid_y grid of `threads` threads; stops between CTAs when
-// the user interrupts.
-template <class Fn>
-void run_grid(std::int64_t grid_x, std::int64_t grid_y, int threads, Fn fn) {
-  const simt_host::Dim3 grid{static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), 1};
-  for (unsigned y = 0; y < grid.y; ++y)
-    for (unsigned x = 0; x < grid.x; ++x) {
-      if (interrupt_flag().load()) throw Interrupted("interrupted while the simulated kernels ran");
-      simt_host::run_cta(threads, simt_host::Dim3{x, y, 0}, grid, fn);
-    }
-}
-
 template <int KC>
 void score_grid(const gd::ScoreParams& p, const cm::NativePlan& plan) {
-  run_grid(plan.grid_x(), plan.hk, gd::kScoreThreads, [&] { gd::score_scalar_kernel<KC>(p); });
+  sim::run_grid(plan.grid_x(), plan.hk, gd::kScoreThreads, [&] { gd::score_scalar_kernel<KC>(p); });
 }
 
 class SimBackend final : public Backend {
@@ -120,7 +109,7 @@ class SimBackend final : public Backend {
     }
     if (a.Hq <= 0) return;
     const gd::TopkParams t = gd::topk_params(a);
-    run_grid(a.Hq * a.R, 1, gd::kTopkThreads, [&] { gd::topk_kernel<gd::kTopkThreads>(t); });
+    sim::run_grid(a.Hq * a.R, 1, gd::kTopkThreads, [&] { gd::topk_kernel<gd::kTopkThreads>(t); });
   }
 
   bool packed_;

@@ -13,5 +13,8 @@ namespace ixo {
 std::unique_ptr<Backend> make_sim_rows_backend();
 // "sim-packed": launch_score_packed's plan (whole groups sharing a slot id in one tile).
 std::unique_ptr<Backend> make_sim_packed_backend();
+// "sim-cp" (sim_cp_backend.cpp): cuda-cp's launches (shard scores, candidates, merge; every rank in
+// one launch) of the CP kernels' portable path.
+std::unique_ptr<Backend> make_sim_cp_backend();
 
 }  // namespace ixo

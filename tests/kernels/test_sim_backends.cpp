@@ -1,7 +1,9 @@
 // The GPU kernels' portable path (the HIP build's: the scalar score kernel for every head dim, the
-// top-k kernel with 64-lane warps) run on the host by sim-rows / sim-packed (kernels/sim_host), through
+// top-k kernel with 64-lane warps; the CP shard score, candidates and merge kernels) run on the host
+// by sim-rows / sim-packed / sim-cp (kernels/sim_host), through
 // the same testbed as every in-tree kernel (tests/support/testbed.hpp): the verdict (tiers 1-2, 3 on
-// the exact rows, the poison), sim-packed == sim-rows bit for bit, a forced 3-chunk plan bit for bit,
+// the exact rows, the poison), sim-packed == sim-rows bit for bit, sim-cp's ids == sim-rows' (on the rows
+// CP takes: one K head), a forced 3-chunk plan bit for bit,
 // and ids equal to the CPU twin's (cpu-rows / cpu-packed) wherever the oracle's margin is clear. No
 // AMD GPU runs here, so this is what judges that code path; the H200 runs the CUDA build.
 //
@@ -22,7 +24,7 @@
 namespace ixo::test {
 namespace {
 
-const std::vector<std::string> kSim = {"sim-rows", "sim-packed"};
+const std::vector<std::string> kSim = {"sim-rows", "sim-packed", "sim-cp"};
 
 // Every 3rd kernel-matrix row but the chunk-plan thresholds: their grids run hundreds of CTAs (256
 // and 513 programs, a packed wave of 198 groups) at ~1 ms of fiber switches a CTA (10-45 s a row);
@@ -37,7 +39,7 @@ std::vector<NamedCase> sim_rows() {
 TestbedChecks sim_checks() {
   TestbedChecks t;
   t.bitwise_twin = true;  // sim-packed == sim-rows
-  t.ids_twin = false;
+  t.ids_twin = true;      // sim-cp ids == sim-rows ids
   t.cpu_twin_ids = true;  // ids == the CPU twin's on clear margins
   t.chunk_plans = {3};
   return t;
@@ -47,10 +49,14 @@ class SimMatrix : public ::testing::TestWithParam<NamedCase> {};
 
 TEST_P(SimMatrix, PortableKernelsOnTheHost) {
   const NamedCase& nc = GetParam();
-  const std::vector<std::string> judged =
-      judge_backends(kSim, nc.make(), nc.name, nc.exact_ids, RunOptions{}, sim_checks());
+  const Case c = nc.make();
+  const std::vector<std::string> judged = judge_backends(kSim, c, nc.name, nc.exact_ids, RunOptions{}, sim_checks());
   EXPECT_TRUE(judged_by(judged, "sim-rows"));
   EXPECT_TRUE(judged_by(judged, "sim-packed"));
+  std::string why;
+  if (make_backend("sim-cp")->supports(c, &why)) {
+    EXPECT_TRUE(judged_by(judged, "sim-cp"));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Sim, SimMatrix, ::testing::ValuesIn(sim_rows()), case_param_name);
@@ -88,6 +94,8 @@ INSTANTIATE_TEST_SUITE_P(Sim, SimCatches,
                              {mutants::topk_one_short, "topk9_long"},
                              {mutants::local_window_off_by_one, "init2_local3"},
                              {mutants::pack_tail_leak, "graph_pack3_requests4_local0"},
+                             {mutants::cp_group_nb_for_rows, "straddle_minus2"},
+                             {mutants::cp_topk_over_world, "topk9_long"},
                          }),
                          [](const ::testing::TestParamInfo<SimCatch>& i) {
                            return "mutant" + std::to_string(i.param.mutant) + "_" + i.param.row;

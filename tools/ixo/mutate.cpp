@@ -131,7 +131,7 @@ bool reaches(const mutants::Info& m, const Selected& s) {
     const bool native = t.mutant_scope == "native";
     if (where == "msa"      ? t.mutant_scope == "msa"
         : where == "cp"     ? t.mutant_scope == "cp"
-        : where == "cp-gpu" ? t.mutant_scope == "cp" && t.family == "cuda"
+        : where == "cp-gpu" ? t.mutant_scope == "cp" && (t.family == "cuda" || t.family == "sim")  // GPU CP code
         : where == "packed" ? native && t.packed
         : where == "cpu"    ? native && t.family == "cpu"
         : where == "gpu"    ? native && t.family == "cuda"

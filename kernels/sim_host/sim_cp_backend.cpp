@@ -1,0 +1,114 @@
+// sim-cp: the context-parallel kernels of kernels/gpu/cp_kernels.cuh as the HIP build runs them (the
+// scalar shard score kernel, the candidates and merge kernels with 64-lane warps), launched on the
+// host as cuda-cp launches them on one GPU (launch_cp_step_sim: every rank in one launch, the
+// all-gather the identity): the same argument checks, parameters and grids (cpk::cp_args_ok /
+// cp_score_params / cp_cand_params / cp_merge_params). Compiled with IXO_SIM_HOST.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cp_plan.hpp"
+#include "gpu/cp_kernels.cuh"  // device code, through the stand-in
+#include "gpu/index_args.hpp"
+#include "ixo/error.hpp"
+#include "sim_host/sim_backends.hpp"
+#include "sim_host/sim_grid.hpp"
+
+namespace ixo {
+namespace {
+namespace cm = common;
+namespace cpk = gpu::cpk;
+
+template <int KC>
+void cp_score_grid(const cpk::CpScoreParams& p, std::int64_t ranks) {
+  sim::run_grid(cm::packed_batch(p.R, p.pack) * p.chunks, ranks, gpu::detail::kScoreThreads,
+                [&] { cpk::cp_score_scalar_kernel<KC>(p); });
+}
+
+// Scratch poisoned with 0xA5 bytes (CpScratch's pattern): every cell, key and id must be rewritten.
+template <class T>
+std::vector<T> poisoned(std::size_t n) {
+  std::vector<T> v(n);
+  if (n) std::memset(v.data(), 0xA5, n * sizeof(T));
+  return v;
+}
+
+class SimCp final : public Backend {
+ public:
+  std::string name() const override { return "sim-cp"; }
+  bool available(std::string* /*why*/) const override { return true; }
+  bool supports(const Case& c, std::string* why) const override { return cp::supported(c, why); }
+
+  Observed run(const Case& c, const RunOptions& options) override {
+    std::string why;
+    validate(c);
+    if (!supports(c, &why)) throw InputError("case", name() + " does not support this case: " + why);
+    for (std::int64_t r = 0; r < c.R; ++r)
+      if (table_row(c, r) >= 0 && c.seq_lens[r] > c.width)
+        throw InputError("seq_lens", "row " + std::to_string(r) + " exceeds the table width");
+    const cp::Plan plan = cp::plan_for(c, true, options);
+    const int W = plan.world;
+    gpu::CpArgs a = gpu::cp_args(c, W, 0, W, plan.pack);
+    a.num_chunks = options.force_num_chunks;
+    a.mutant = options.mutant;
+    if (!cpk::cp_args_ok(a))
+      throw InputError("D", name() + " takes D 1.." + std::to_string(gpu::detail::kScalarMaxD) + ", got D " +
+                                std::to_string(c.D));
+    const std::vector<std::uint16_t> qg = gpu::gathered_q(c);  // the simulated all-gather of q
+    a.qg = qg.data();
+    a.k_cache = c.k_cache.data();
+    a.req_to_token = c.req_to_token.data();
+    a.slot_ids = c.slot_ids.data();
+    a.seq_lens = c.seq_lens.data();
+    auto cells = poisoned<std::uint32_t>(gpu::cp_cells_bytes(a, cpk::cp_local_cells(a)) / sizeof(std::uint32_t));
+    auto keys = poisoned<std::uint64_t>(gpu::cp_keys_bytes(a) / sizeof(std::uint64_t));
+    auto out = poisoned<std::int32_t>(static_cast<std::size_t>(W * c.R * c.cfg.topk));
+    a.cells = cells.data();
+    a.keys = keys.data();
+    try {
+      if (a.R > 0) launch_step(a, out.data());
+    } catch (const simt_host::SimtError& e) {
+      throw KernelFailure(name() + ": " + e.what());
+    }
+    Observed o;
+    o.Hq = c.Hq;
+    o.R = c.R;
+    o.topk = c.cfg.topk;
+    o.NB = a.NB;
+    o.has_scores = false;
+    o.topk_idx = std::move(out);
+    return o;
+  }
+
+ private:
+  // launch_cp_step_sim's launches: shard scores, candidates (already the gathered layout), merge.
+  static void launch_step(const gpu::CpArgs& a, std::int32_t* out) {
+    const cpk::CpScoreParams p = cpk::cp_score_params(a);
+    switch (p.k_code) {
+      case cm::kBf16:
+        cp_score_grid<cm::kBf16>(p, a.ranks);
+        break;
+      case cm::kE4m3fn:
+        cp_score_grid<cm::kE4m3fn>(p, a.ranks);
+        break;
+      case cm::kE4m3fnuz:
+        cp_score_grid<cm::kE4m3fnuz>(p, a.ranks);
+        break;
+      default:
+        cp_score_grid<cm::kE5m2>(p, a.ranks);
+    }
+    const cpk::CpCandParams cand = cpk::cp_cand_params(a);
+    sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,
+                  [&] { cpk::cp_candidates_kernel<cpk::kCandThreads>(cand); });
+    const cpk::CpMergeParams merge = cpk::cp_merge_params(a, a.keys, 0, out);
+    sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, 1, cpk::kMergeThreads,
+                  [&] { cpk::cp_merge_kernel<cpk::kMergeThreads>(merge); });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_sim_cp_backend() { return std::make_unique<SimCp>(); }
+
+}  // namespace ixo

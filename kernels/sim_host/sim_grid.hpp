@@ -1,0 +1,23 @@
+// A kernel launch of the host simulation (sim-rows, sim-packed, sim-cp): every CTA of a grid, one
+// after another, through the stand-in's run_cta. Only for translation units built with IXO_SIM_HOST.
+#pragma once
+#include <cstdint>
+
+#include "backend.hpp"
+#include "gpu/gpu_port.hpp"  // IXO_SIM_HOST: the stand-in
+
+namespace ixo::sim {
+
+// Runs fn() as every CTA of a grid_x x grid_y grid of `threads` threads (x fastest); stops between
+// CTAs when the user interrupts (Interrupted).
+template <class Fn>
+void run_grid(std::int64_t grid_x, std::int64_t grid_y, int threads, Fn fn) {
+  const simt_host::Dim3 grid{static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), 1};
+  for (unsigned y = 0; y < grid.y; ++y)
+    for (unsigned x = 0; x < grid.x; ++x) {
+      if (interrupt_flag().load()) throw Interrupted("interrupted while the simulated kernels ran");
+      simt_host::run_cta(threads, simt_host::Dim3{x, y, 0}, grid, fn);
+    }
+}
+
+}  // namespace ixo::sim
