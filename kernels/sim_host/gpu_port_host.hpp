@@ -18,6 +18,8 @@
 #include <ucontext.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -142,7 +144,9 @@ struct Entry {
     }
 #endif
     (*fn)();
-    yield(Cta::Wait::done);  // never resumed
+    yield(Cta::Wait::done);
+    std::fputs("simt_host: an exited GPU thread was resumed (scheduler bug)\n", stderr);
+    std::abort();  // returning would end the process (uc_link is null)
   }
   static inline Fn* fn = nullptr;
 };

@@ -101,15 +101,22 @@ TEST(BackendRegistry, TraitsAreDeclaredAndConsistent) {
 TEST(BackendRegistry, TheSimulatedKernelsAreOptIn) {
   const auto all = ixo::backend_names();
   const auto defaults = ixo::default_backend_names();
-  for (const char* n : {"sim-rows", "sim-packed"}) {
+  for (const char* n : {"sim-rows", "sim-packed", "sim-cp"}) {
     EXPECT_NE(std::find(all.begin(), all.end(), n), all.end()) << n;
-    EXPECT_EQ(std::find(defaults.begin(), defaults.end(), n), defaults.end()) << n;
     EXPECT_EQ(ixo::make_backend(n)->name(), n);
   }
+  for (const auto& n : all)  // the default set: every backend but the simulation, in registry order
+    EXPECT_EQ(std::find(defaults.begin(), defaults.end(), n) != defaults.end(), ixo::backend_traits(n).family != "sim")
+        << n;
+  EXPECT_TRUE(std::is_sorted(defaults.begin(), defaults.end(), [&](const std::string& a, const std::string& b) {
+    return std::find(all.begin(), all.end(), a) < std::find(all.begin(), all.end(), b);
+  }));
   EXPECT_EQ(ixo::backend_traits("sim-packed").bitwise_twin, "sim-rows");
   EXPECT_EQ(ixo::backend_traits("sim-packed").cpu_twin, "cpu-packed");
   EXPECT_EQ(ixo::backend_traits("sim-rows").cpu_twin, "cpu-rows");
-  EXPECT_EQ(defaults.size() + 2, all.size());
+  EXPECT_EQ(ixo::backend_traits("sim-cp").ids_twin, "sim-rows");
+  EXPECT_EQ(ixo::backend_traits("sim-cp").cpu_twin, "cpu-cp");
+  EXPECT_EQ(ixo::backend_traits("sim-cp").mutant_scope, "cp");
   EXPECT_EQ(defaults.front(), "cpu-rows");
 }
 
