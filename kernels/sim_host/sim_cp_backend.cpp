@@ -53,8 +53,8 @@ class SimCp final : public Backend {
     a.num_chunks = options.force_num_chunks;
     a.mutant = options.mutant;
     if (!cpk::cp_args_ok(a))
-      throw InputError("D", name() + " takes D 1.." + std::to_string(gpu::detail::kScalarMaxD) + ", got D " +
-                                std::to_string(c.D));
+      throw InputError(
+          "D", name() + " takes D 1.." + std::to_string(gpu::detail::kScalarMaxD) + ", got D " + std::to_string(c.D));
     const std::vector<std::uint16_t> qg = gpu::gathered_q(c);  // the simulated all-gather of q
     a.qg = qg.data();
     a.k_cache = c.k_cache.data();

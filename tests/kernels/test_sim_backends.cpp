@@ -18,6 +18,7 @@
 
 #include "common/mutants.hpp"
 #include "indexer_common.hpp"  // IXO_MUTANT
+#include "ixo/error.hpp"
 #include "ixo_test/testbed.hpp"
 #include "kernel_matrix.hpp"
 
@@ -100,6 +101,35 @@ INSTANTIATE_TEST_SUITE_P(Sim, SimCatches,
                          [](const ::testing::TestParamInfo<SimCatch>& i) {
                            return "mutant" + std::to_string(i.param.mutant) + "_" + i.param.row;
                          });
+
+// What the launcher refuses (gpuErrorInvalidValue there) is bad input here, naming the field; a case
+// outside a backend's configuration (fp8 q) is declined by supports(), never run.
+TEST(SimBackends, AHeadDimOver256IsBadInputNamingD) {
+  GenSpec s = small_verify_spec();
+  s.D = 264;
+  const Case c = generate(s, 5);
+  for (const char* name : {"sim-rows", "sim-packed", "sim-cp"}) {
+    try {
+      make_backend(name)->run(c, RunOptions{});
+      ADD_FAILURE() << name << " ran D 264";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "D") << name;
+      EXPECT_NE(std::string(e.what()).find(std::string(name) + " takes D 1..256"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("D 264"), std::string::npos) << name << ": " << e.what();
+    }
+  }
+}
+
+TEST(SimBackends, Fp8QueriesAreDeclined) {
+  GenSpec s = small_verify_spec();
+  s.cfg.q_dtype = KDtype::e4m3fn;
+  const Case c = generate(s, 6);
+  for (const char* name : {"sim-rows", "sim-packed", "sim-cp"}) {
+    std::string why;
+    EXPECT_FALSE(make_backend(name)->supports(c, &why)) << name;
+    EXPECT_NE(why.find("bf16 q"), std::string::npos) << name << ": " << why;
+  }
+}
 
 }  // namespace
 }  // namespace ixo::test
