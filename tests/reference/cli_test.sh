@@ -86,6 +86,10 @@ expect 2 "gen with an unknown fixture" -- "$IXO" gen --fixture nope --out "$tmp/
 "$IXO" list > "$tmp/list"
 grep -q "exec:COMMAND" "$tmp/list" && ! grep -q "oracle-naive" "$tmp/list" ||
   { echo "FAIL: ixo list shows what ixo run does not accept"; cat "$tmp/list"; fails=$((fails + 1)); }
+grep -q "run only when named (--backend): sim-rows sim-packed sim-cp" "$tmp/list" ||
+  { echo "FAIL: ixo list does not name the opt-in sim backends"; cat "$tmp/list"; fails=$((fails + 1)); }
+# The HIP build's code path, simulated on the host (opt-in backends), judged on one case directory.
+expect 0 "sim-packed and sim-cp judge the tiny case" -- "$IXO" check "$tmp/pr" --backend sim-packed --backend sim-cp
 
 if [ -n "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null; then
   for seed in 1 2 3; do

@@ -340,8 +340,11 @@ int list() {
   fmt::print("presets:");
   for (const auto& n : preset_names()) fmt::print(" {}", n);
   fmt::print("\nbackends:");
-  for (const auto& n : backend_names()) fmt::print(" {}", n);
-  fmt::print(" exec:COMMAND\n");
+  for (const auto& n : default_backend_names()) fmt::print(" {}", n);
+  fmt::print(" exec:COMMAND\nrun only when named (--backend):");
+  for (const auto& n : backend_names())
+    if (!backend_traits(n).in_default_set) fmt::print(" {}", n);
+  fmt::print("\n");
   return 0;
 }
 
