@@ -66,16 +66,8 @@ TEST_P(TopkRadix, IdsMatchTheOracleSelection) {
   expect_topk_matches_oracle(tc);
 }
 
-// nb 1024 / 2048 / 4096 / 8192: keys in shared memory; 9000: read from global memory each pass.
-// With IXO_TOPK_BALLOT, k <= 64 and nb <= 4096 take the vote selection (ballot_select.cuh): 40 (a key
-// a thread, most warps empty), 300 (2 a thread, no warp holds more than 64), 600 (4, partial
-// warps), 1024 and 4096 (4 and 16 a thread); 1024 / 65 and 4097 / 16 just outside it.
-INSTANTIATE_TEST_SUITE_P(CudaTopk, TopkRadix,
-                         ::testing::Values(TopkShape{1024, 16}, TopkShape{1024, 1}, TopkShape{2048, 100},
-                                           TopkShape{4096, 2048}, TopkShape{8192, 64}, TopkShape{9000, 16},
-                                           TopkShape{9000, 513}, TopkShape{40, 7}, TopkShape{300, 64},
-                                           TopkShape{600, 33}, TopkShape{1024, 64}, TopkShape{1024, 65},
-                                           TopkShape{4096, 16}, TopkShape{4097, 16}),
+// The shapes: topk_rows.hpp's kTopkShapes (the host test runs the same).
+INSTANTIATE_TEST_SUITE_P(CudaTopk, TopkRadix, ::testing::ValuesIn(kTopkShapes),
                          [](const ::testing::TestParamInfo<TopkShape>& i) { return topk_shape_name(i.param); });
 
 }  // namespace

@@ -2,7 +2,7 @@
 // row plan and tail ids, the radix select and compaction of radix_select.cuh and, built with
 // IXO_TOPK_BALLOT=1, the vote selection of ballot_select.cuh) run on the host: one CTA of 256
 // fibers a row through kernels/sim_host's stand-in for gpu_port.hpp. The rows are the GPU test's
-// (tests/support's topk_rows.hpp, the same shapes as CudaTopk/TopkRadix but 9000 / 513), each row's
+// (tests/support's topk_rows.hpp, the same shapes as CudaTopk/TopkRadix), each row's
 // ids compared with the oracle's select_topk on the same scores. This is what checks the
 // production top-k without a GPU; the H200 runs the same rows through the CUDA build.
 #include <gtest/gtest.h>
@@ -70,18 +70,9 @@ TEST_P(TopkKernelHost, IdsMatchTheOracleSelection) {
   EXPECT_TRUE(bad.empty()) << bad.size() << " of " << tc.rows.size() << " rows differ; first: " << bad.front();
 }
 
-// Shapes of CudaTopk/TopkRadix (tests/gpu/test_gpu_topk.cpp; a CTA here costs ~50-100 ms of
-// barrier rounds among 256 threads, so a subset): keys in shared memory, and (9000) re-read from the
-// row; k from 1 to 2048. Built with the knob, shapes that take the vote selection (k <= 64, nb <=
-// 4096): a key a thread (40), 2 (300), 4 (600, 1024); its 16-a-thread case is in
-// test_ballot_select_host.
-#if IXO_TOPK_BALLOT
-const TopkShape kShapes[] = {{40, 7}, {300, 64}, {600, 33}, {1024, 16}};
-#else
-const TopkShape kShapes[] = {{1024, 16}, {1024, 1}, {2048, 100}, {4096, 2048},
-                             {9000, 16}, {40, 7},   {300, 64},   {4097, 16}};
-#endif
-INSTANTIATE_TEST_SUITE_P(Host, TopkKernelHost, ::testing::ValuesIn(kShapes),
+// The shapes of CudaTopk/TopkRadix (topk_rows.hpp's kTopkShapes), in both builds: built with the
+// knob, the vote selection's shapes take it and the others (k > 64, nb > 4096) the radix select.
+INSTANTIATE_TEST_SUITE_P(Host, TopkKernelHost, ::testing::ValuesIn(kTopkShapes),
                          [](const ::testing::TestParamInfo<TopkShape>& i) { return topk_shape_name(i.param); });
 
 // The comparison above fails on the kernel's own top-k mutants (compiled in with IXO_MUTANTS):
