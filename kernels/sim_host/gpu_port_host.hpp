@@ -42,7 +42,9 @@
 #define IXO_WARP_SIZE 32
 #endif
 #define __device__
-#define __global__
+// Kernels get internal linkage: a CUDA build links the same kernels' host launch stubs (same names)
+// into the same programs; [[maybe_unused]]: a file need not run every kernel its headers define.
+#define __global__ [[maybe_unused]] static
 #define __host__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
