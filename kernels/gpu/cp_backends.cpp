@@ -38,14 +38,8 @@ class CudaCp final : public Backend {
     if (!device_present(&why)) throw std::runtime_error(name() + " unavailable: " + why);
     validate(c);
     if (!supports(c, &why)) throw InputError("case", name() + " does not support this case: " + why);
-    for (std::int64_t r = 0; r < c.R; ++r)
-      if (table_row(c, r) >= 0 && c.seq_lens[r] > c.width)
-        throw InputError("seq_lens", "row " + std::to_string(r) + " exceeds the table width");
-    const cp::Plan plan = cp::plan_for(c, allow_pack_, options);
-    const int W = plan.world;
-    gpu::CpArgs a = gpu::cp_args(c, W, 0, W, plan.pack);
-    a.num_chunks = options.force_num_chunks;
-    a.mutant = options.mutant;
+    gpu::CpArgs a = gpu::cp_run_args(c, options, allow_pack_);
+    const int W = a.world;
     const gpu::CaseInputs in(c, gpu::gathered_q(c));  // the simulated all-gather of q
     in.point(a);
     const gpu::CpScratch scratch(a, static_cast<std::size_t>(W * c.R * c.cfg.topk));  // poisoned
@@ -53,12 +47,7 @@ class CudaCp final : public Backend {
     check(static_cast<cudaError_t>(gpu::launch_cp_step_sim(a, out.p, nullptr)), "cp step");
     check(cudaStreamSynchronize(nullptr), "synchronize");
 
-    Observed o;
-    o.Hq = c.Hq;
-    o.R = c.R;
-    o.topk = c.cfg.topk;
-    o.NB = a.NB;
-    o.has_scores = false;
+    Observed o = gpu::observed_for(c, a.NB, false);
     o.topk_idx.resize(out.n);
     if (out.n) check(cudaMemcpy(o.topk_idx.data(), out.p, out.n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "D2H");
     return o;

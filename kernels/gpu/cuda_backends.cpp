@@ -27,17 +27,7 @@ class CudaBackend final : public Backend {
   std::string name() const override { return packed_ ? "cuda-packed" : "cuda-rows"; }
   bool available(std::string* why) const override { return device_present(why); }
   // The CUDA scorers widen bf16 q and bf16/fp8 K only: fp8 q and nvfp4 K are declined (skip).
-  bool supports(const Case& c, std::string* why) const override {
-    if (c.cfg.q_dtype != KDtype::bf16) {
-      if (why) *why = name() + " takes bf16 q only, got q_dtype " + std::string(to_string(c.cfg.q_dtype));
-      return false;
-    }
-    if (is_nvfp4(c.cfg.k_dtype)) {
-      if (why) *why = name() + " does not decode nvfp4 K";
-      return false;
-    }
-    return true;
-  }
+  bool supports(const Case& c, std::string* why) const override { return gpu::native_case_supported(c, name(), why); }
 
   Observed run(const Case& c, const RunOptions& options) override {
     std::string why;
@@ -46,11 +36,7 @@ class CudaBackend final : public Backend {
     if (!gpu::head_dim_supported(c.D))
       throw InputError("D", "cuda backends support D 1..256, got " + std::to_string(c.D));
     const std::int64_t NB = c.NB();
-    const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
-    gpu::IndexArgs a = gpu::index_args(c, q_scale);
-    a.k_code = common::launch_k_code(a.k_code, options.mutant);
-    a.num_chunks = options.force_num_chunks;
-    a.mutant = options.mutant;
+    gpu::IndexArgs a = gpu::native_run_args(c, options);
 
     const gpu::CaseInputs in(c, c.q);
     in.point(a);
@@ -67,12 +53,7 @@ class CudaBackend final : public Backend {
     check_launch(gpu::launch_index_step(a, packed_, s), "index step");
     check(cudaStreamSynchronize(s), "synchronize");
 
-    Observed o;
-    o.Hq = c.Hq;
-    o.R = c.R;
-    o.topk = c.cfg.topk;
-    o.NB = NB;
-    o.has_scores = true;
+    Observed o = gpu::observed_for(c, NB, true);
     o.topk_idx.resize(topk.n);
     o.scores.resize(ncells);
     if (topk.n)

@@ -37,26 +37,12 @@ class SimBackend final : public Backend {
   std::string name() const override { return packed_ ? "sim-packed" : "sim-rows"; }
   bool available(std::string* /*why*/) const override { return true; }
   // As the GPU backends: bf16 q, bf16 or fp8 K.
-  bool supports(const Case& c, std::string* why) const override {
-    if (c.cfg.q_dtype != KDtype::bf16) {
-      if (why) *why = name() + " takes bf16 q only, got q_dtype " + std::string(to_string(c.cfg.q_dtype));
-      return false;
-    }
-    if (is_nvfp4(c.cfg.k_dtype)) {
-      if (why) *why = name() + " does not decode nvfp4 K";
-      return false;
-    }
-    return true;
-  }
+  bool supports(const Case& c, std::string* why) const override { return gpu::native_case_supported(c, name(), why); }
 
   Observed run(const Case& c, const RunOptions& options) override {
     std::string why;
     if (!supports(c, &why)) throw InputError("case", name() + " does not support this case: " + why);
-    const double q_scale = IXO_MUTANT(options.mutant, mutants::q_scale_ignored) ? 1.0 : c.cfg.q_scale;
-    gpu::IndexArgs a = gpu::index_args(c, q_scale);
-    a.k_code = cm::launch_k_code(a.k_code, options.mutant);
-    a.num_chunks = options.force_num_chunks;
-    a.mutant = options.mutant;
+    gpu::IndexArgs a = gpu::native_run_args(c, options);
     if (!gd::score_args_valid(a))
       throw InputError("D", name() + " takes D 1.." + std::to_string(gd::kScalarMaxD) +
                                 " and at most 16 q heads a K head, got D " + std::to_string(c.D) + ", Hq " +
@@ -77,12 +63,7 @@ class SimBackend final : public Backend {
     } catch (const simt_host::SimtError& e) {
       throw KernelFailure(name() + ": " + e.what());
     }
-    Observed o;
-    o.Hq = c.Hq;
-    o.R = c.R;
-    o.topk = c.cfg.topk;
-    o.NB = NB;
-    o.has_scores = true;
+    Observed o = gpu::observed_for(c, NB, true);
     o.scores = std::move(scores);
     o.topk_idx = std::move(ids);
     return o;

@@ -44,14 +44,8 @@ class SimCp final : public Backend {
     std::string why;
     validate(c);
     if (!supports(c, &why)) throw InputError("case", name() + " does not support this case: " + why);
-    for (std::int64_t r = 0; r < c.R; ++r)
-      if (table_row(c, r) >= 0 && c.seq_lens[r] > c.width)
-        throw InputError("seq_lens", "row " + std::to_string(r) + " exceeds the table width");
-    const cp::Plan plan = cp::plan_for(c, true, options);
-    const int W = plan.world;
-    gpu::CpArgs a = gpu::cp_args(c, W, 0, W, plan.pack);
-    a.num_chunks = options.force_num_chunks;
-    a.mutant = options.mutant;
+    gpu::CpArgs a = gpu::cp_run_args(c, options, true);
+    const int W = a.world;
     if (!cpk::cp_args_ok(a))
       throw InputError(
           "D", name() + " takes D 1.." + std::to_string(gpu::detail::kScalarMaxD) + ", got D " + std::to_string(c.D));
@@ -71,12 +65,7 @@ class SimCp final : public Backend {
     } catch (const simt_host::SimtError& e) {
       throw KernelFailure(name() + ": " + e.what());
     }
-    Observed o;
-    o.Hq = c.Hq;
-    o.R = c.R;
-    o.topk = c.cfg.topk;
-    o.NB = a.NB;
-    o.has_scores = false;
+    Observed o = gpu::observed_for(c, a.NB, false);
     o.topk_idx = std::move(out);
     return o;
   }
