@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "backend.hpp"
-#include "gpu/gpu_port.hpp"  // IXO_SIM_HOST: the stand-in
+#include "sim_host/gpu_port_host.hpp"  // the stand-in (what gpu/gpu_port.hpp includes under IXO_SIM_HOST)
 
 namespace ixo::sim {
 
