@@ -14,7 +14,6 @@
 #include "gpu/index_args.hpp"
 #include "gpu/indexer_kernels.cuh"  // device code, through the stand-in
 #include "ixo/error.hpp"
-#include "mutants.hpp"
 #include "sim_host/sim_grid.hpp"
 
 static_assert(IXO_WARP_SIZE == 64, "the host simulation runs the HIP build's 64-lane warps");
