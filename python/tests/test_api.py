@@ -188,6 +188,15 @@ def test_backend_runs_our_own_kernels_from_python():
     io.assert_indexer(c, ids, scores)
 
 
+def test_the_hip_path_simulated_on_the_host_runs_from_python():
+    """Bug caught: the opt-in sim backends (the HIP build's kernels on the CPU) unreachable by name."""
+    c = io.generate("tiny", 3)
+    ids, scores = io.backend("sim-packed")(c)
+    io.assert_indexer(c, ids, scores)
+    rows_ids, rows_scores = io.backend("sim-rows")(c)
+    assert np.array_equal(ids, rows_ids) and np.array_equal(scores.view(np.uint32), rows_scores.view(np.uint32))
+
+
 def test_help_reads_well():
     doc = io.__doc__
     assert "assert_indexer" in doc and "fuzz" in doc and "suite" in doc
