@@ -434,11 +434,11 @@ __global__ void __launch_bounds__(NT) cp_merge_kernel(CpMergeParams p) {
 inline std::int64_t cp_local_cells(const CpArgs& a) { return cc::local_blocks(a.NB, a.world); }
 inline int cp_launch_pack(const CpArgs& a) { return a.pack > 1 && cm::pack_fits(a.pack, a.world) ? a.pack : 1; }
 inline bool cp_args_ok(const CpArgs& a) {
-  return a.D >= 1 && a.D <= kScalarMaxD && a.world >= 1 && a.world <= cc::kMaxWorld && a.k_code >= 0 && a.k_code <= 3 &&
+  return head_dim_in_range(a.D) && a.world >= 1 && a.world <= cc::kMaxWorld && a.k_code >= 0 && a.k_code <= 3 &&
          a.ranks >= 1 && a.rank_base >= 0 && a.rank_base + a.ranks <= a.world && a.topk >= 1 &&
          a.topk <= cc::kMaxCandidates && a.NB <= cc::kMaxBlocks && a.NB >= 1;
 }
-// Score grid: (packed_batch(R, pack) * chunks, ranks).
+// Score grid: (cp_score_grid_x, ranks).
 inline CpScoreParams cp_score_params(const CpArgs& a) {
   CpScoreParams p{};
   static_cast<cm::IndexConfig&>(p) = a;
@@ -459,6 +459,8 @@ inline CpScoreParams cp_score_params(const CpArgs& a) {
   p.mutant = a.mutant;
   return p;
 }
+// The score grid's x: every row-axis program (common::packed_batch) a chunk.
+inline std::int64_t cp_score_grid_x(const CpScoreParams& p) { return cm::packed_batch(p.R, p.pack) * p.chunks; }
 // Candidates grid: (world * R, ranks) CTAs of kCandThreads.
 inline CpCandParams cp_cand_params(const CpArgs& a) {
   CpCandParams p{};

@@ -24,22 +24,13 @@ gpuError_t launch_cp_fmt(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) 
 
 template <int D>
 gpuError_t launch_cp_d(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
-  switch (p.k_code) {
-    case ixo::common::kBf16:
-      return launch_cp_fmt<D, ixo::common::kBf16>(p, grid, s);
-    case ixo::common::kE4m3fn:
-      return launch_cp_fmt<D, ixo::common::kE4m3fn>(p, grid, s);
-    case ixo::common::kE4m3fnuz:
-      return launch_cp_fmt<D, ixo::common::kE4m3fnuz>(p, grid, s);
-    default:
-      return launch_cp_fmt<D, ixo::common::kE5m2>(p, grid, s);
-  }
+  return detail::with_k_format(p.k_code, [&](auto kc) { return launch_cp_fmt<D, decltype(kc)::value>(p, grid, s); });
 }
 
 }  // namespace
 
 std::int64_t cp_local(const CpArgs& a) { return cpk::cp_local_cells(a); }
-bool cp_head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarMaxD; }
+bool cp_head_dim_supported(std::int64_t D) { return detail::head_dim_in_range(D); }
 bool cp_pack_supported(const CpArgs& a) { return cpk::cp_launch_pack(a) > 1; }
 
 int launch_cp_score(const CpArgs& a, void* stream) {
@@ -47,8 +38,7 @@ int launch_cp_score(const CpArgs& a, void* stream) {
   if (!cpk::cp_args_ok(a)) return static_cast<int>(gpuErrorInvalidValueCode);
   const cpk::CpScoreParams p = cpk::cp_score_params(a);
   // Graph-constant grid (R, pack, LOCAL); which groups pack is decided per CTA from slot_ids.
-  const dim3 grid(static_cast<unsigned>(ixo::common::packed_batch(a.R, p.pack) * p.chunks),
-                  static_cast<unsigned>(a.ranks));
+  const dim3 grid(static_cast<unsigned>(cpk::cp_score_grid_x(p)), static_cast<unsigned>(a.ranks));
   const auto s = static_cast<gpuStream_t>(stream);
   gpuError_t e;
 #if defined(IXO_GPU_CUDA)

@@ -375,8 +375,8 @@ __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams
 // Shapes the score kernels take: head dims 1..256, Hq a multiple of Hk with at most a tile of q
 // heads a K head, a known K format.
 inline bool score_args_valid(const IndexArgs& a) {
-  return a.D >= 1 && a.D <= kScalarMaxD && a.Hk > 0 && a.Hq % a.Hk == 0 && a.Hq / a.Hk <= cm::kTileRows &&
-         a.k_code >= 0 && a.k_code <= 3;
+  return head_dim_in_range(a.D) && a.Hk > 0 && a.Hq % a.Hk == 0 && a.Hq / a.Hk <= cm::kTileRows && a.k_code >= 0 &&
+         a.k_code <= 3;
 }
 // The score kernels' parameters for the launch plan `plan` (common::native_plan of a).
 inline ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan) {

@@ -39,16 +39,7 @@ gpuError_t launch_score_fmt(const detail::ScoreParams& p, dim3 grid, gpuStream_t
 
 template <int D>
 gpuError_t launch_score_d(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
-  switch (p.k_code) {
-    case cm::kBf16:
-      return launch_score_fmt<D, cm::kBf16>(p, grid, s);
-    case cm::kE4m3fn:
-      return launch_score_fmt<D, cm::kE4m3fn>(p, grid, s);
-    case cm::kE4m3fnuz:
-      return launch_score_fmt<D, cm::kE4m3fnuz>(p, grid, s);
-    default:
-      return launch_score_fmt<D, cm::kE5m2>(p, grid, s);
-  }
+  return detail::with_k_format(p.k_code, [&](auto kc) { return launch_score_fmt<D, decltype(kc)::value>(p, grid, s); });
 }
 
 int launch_score(const IndexArgs& a, bool packed, void* stream) {
@@ -77,7 +68,7 @@ int launch_score(const IndexArgs& a, bool packed, void* stream) {
 
 }  // namespace
 
-bool head_dim_supported(std::int64_t D) { return D >= 1 && D <= detail::kScalarMaxD; }
+bool head_dim_supported(std::int64_t D) { return detail::head_dim_in_range(D); }
 
 bool packed_supported(const IndexArgs& a) { return cm::packed_plan_fits(a.packed_queries, a.Hq, a.Hk); }
 

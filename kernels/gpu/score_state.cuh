@@ -3,6 +3,7 @@
 // score state's max and the fp8 -> bf16 decode table entry. Formulas: kernels/common.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/gpu_port.hpp"
 #include "indexer_common.hpp"
@@ -13,6 +14,25 @@ namespace cm = ixo::common;
 
 constexpr int kScoreThreads = cm::kScoreWarps * 32;  // 4 warps (CUDA); the scalar path works for any width
 constexpr int kScalarMaxD = 256;                     // head dims of the scalar path
+
+// ---- Host code of the launches (the CUDA/HIP launchers and the host simulation, kernels/sim_host).
+// Head dims the score kernels run (native and CP): 1..256 (64 and 128 also on the tensor-core path).
+inline bool head_dim_in_range(std::int64_t D) { return D >= 1 && D <= kScalarMaxD; }
+// Calls f(std::integral_constant<int, KC>{}) for the K format code k_code (common::KCode): where a
+// run-time format picks a kernel instantiation.
+template <class F>
+decltype(auto) with_k_format(int k_code, F&& f) {
+  switch (k_code) {
+    case cm::kBf16:
+      return f(std::integral_constant<int, cm::kBf16>{});
+    case cm::kE4m3fn:
+      return f(std::integral_constant<int, cm::kE4m3fn>{});
+    case cm::kE4m3fnuz:
+      return f(std::integral_constant<int, cm::kE4m3fnuz>{});
+    default:
+      return f(std::integral_constant<int, cm::kE5m2>{});
+  }
+}
 
 // The block max of two values, NaN-propagating (a NaN logit makes the block score NaN,
 // docs/semantics.md "Scores"; cm::max_step is the CPU twin's). NVIDIA sm_80+: PTX

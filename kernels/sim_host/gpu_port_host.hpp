@@ -47,7 +47,6 @@
 #define __global__ [[maybe_unused]] static
 #define __host__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
 #define __shared__ static
 #define __launch_bounds__(...)
 
@@ -79,7 +78,6 @@ class Cta {
   ucontext_t scheduler{};
   const void* sched_stack_bottom = nullptr;  // the scheduler's stack (ASan), known once a fiber ran
   std::size_t sched_stack_size = 0;
-  bool sched_stack_known = false;
 };
 inline Cta* current_cta = nullptr;  // the CTA being run (one at a time)
 }  // namespace ixo::simt_host
@@ -138,9 +136,8 @@ struct Entry {
     [[maybe_unused]] Cta& c = *current_cta;
 #if defined(IXO_SIMT_ASAN)
     // The first fiber of the first sweep is entered from the scheduler: its stack is the one returned.
-    if (!c.sched_stack_known) {
+    if (c.sched_stack_bottom == nullptr) {
       __sanitizer_finish_switch_fiber(nullptr, &c.sched_stack_bottom, &c.sched_stack_size);
-      c.sched_stack_known = true;
     } else {
       __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
     }
@@ -288,10 +285,6 @@ inline T atomicAdd(T* a, std::type_identity_t<T> v) {  // unsigned / int
   const T old = *a;
   *a = old + v;
   return old;
-}
-template <class T>
-inline T __ldg(const T* p) {
-  return *p;
 }
 #define IXO_BALLOT(pred) ::ixo::simt_host::ballot((pred))
 #define IXO_SHFL_UP(v, d) ::ixo::simt_host::shfl_up((v), (d))

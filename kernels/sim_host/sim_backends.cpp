@@ -25,11 +25,6 @@ namespace gd = gpu::detail;
 
 constexpr std::int32_t kIdsUnwritten = 0x7f7f7f7f;  // ids the top-k never wrote: out of every range
 
-template <int KC>
-void score_grid(const gd::ScoreParams& p, const cm::NativePlan& plan) {
-  sim::run_grid(plan.grid_x(), plan.hk, gd::kScoreThreads, [&] { gd::score_scalar_kernel<KC>(p); });
-}
-
 class SimBackend final : public Backend {
  public:
   explicit SimBackend(bool packed) : packed_(packed) {}
@@ -57,11 +52,7 @@ class SimBackend final : public Backend {
     a.seq_lens = c.seq_lens.data();
     a.scores = scores.data();
     a.topk_idx = ids.data();
-    try {
-      launch_step(a);
-    } catch (const simt_host::SimtError& e) {
-      throw KernelFailure(name() + ": " + e.what());
-    }
+    sim::run_step(name(), [&] { launch_step(a); });
     Observed o = gpu::observed_for(c, NB, true);
     o.scores = std::move(scores);
     o.topk_idx = std::move(ids);
@@ -74,19 +65,10 @@ class SimBackend final : public Backend {
     if (a.R <= 0) return;
     const cm::NativePlan plan = cm::native_plan(a, packed_, a.num_chunks);
     const gd::ScoreParams p = gd::score_params(a, plan);
-    switch (p.k_code) {
-      case cm::kBf16:
-        score_grid<cm::kBf16>(p, plan);
-        break;
-      case cm::kE4m3fn:
-        score_grid<cm::kE4m3fn>(p, plan);
-        break;
-      case cm::kE4m3fnuz:
-        score_grid<cm::kE4m3fnuz>(p, plan);
-        break;
-      default:
-        score_grid<cm::kE5m2>(p, plan);
-    }
+    gd::with_k_format(p.k_code, [&](auto kc) {
+      sim::run_grid(plan.grid_x(), plan.hk, gd::kScoreThreads,
+                    [&] { gd::score_scalar_kernel<decltype(kc)::value>(p); });
+    });
     if (a.Hq <= 0) return;
     const gd::TopkParams t = gd::topk_params(a);
     sim::run_grid(a.Hq * a.R, 1, gd::kTopkThreads, [&] { gd::topk_kernel<gd::kTopkThreads>(t); });

@@ -17,14 +17,7 @@
 
 namespace ixo {
 namespace {
-namespace cm = common;
 namespace cpk = gpu::cpk;
-
-template <int KC>
-void cp_score_grid(const cpk::CpScoreParams& p, std::int64_t ranks) {
-  sim::run_grid(cm::packed_batch(p.R, p.pack) * p.chunks, ranks, gpu::detail::kScoreThreads,
-                [&] { cpk::cp_score_scalar_kernel<KC>(p); });
-}
 
 // Scratch poisoned with 0xA5 bytes (CpScratch's pattern): every cell, key and id must be rewritten.
 template <class T>
@@ -60,11 +53,7 @@ class SimCp final : public Backend {
     auto out = poisoned<std::int32_t>(static_cast<std::size_t>(W * c.R * c.cfg.topk));
     a.cells = cells.data();
     a.keys = keys.data();
-    try {
-      if (a.R > 0) launch_step(a, out.data());
-    } catch (const simt_host::SimtError& e) {
-      throw KernelFailure(name() + ": " + e.what());
-    }
+    if (a.R > 0) sim::run_step(name(), [&] { launch_step(a, out.data()); });
     Observed o = gpu::observed_for(c, a.NB, false);
     o.topk_idx = std::move(out);
     return o;
@@ -74,19 +63,10 @@ class SimCp final : public Backend {
   // launch_cp_step_sim's launches: shard scores, candidates (already the gathered layout), merge.
   static void launch_step(const gpu::CpArgs& a, std::int32_t* out) {
     const cpk::CpScoreParams p = cpk::cp_score_params(a);
-    switch (p.k_code) {
-      case cm::kBf16:
-        cp_score_grid<cm::kBf16>(p, a.ranks);
-        break;
-      case cm::kE4m3fn:
-        cp_score_grid<cm::kE4m3fn>(p, a.ranks);
-        break;
-      case cm::kE4m3fnuz:
-        cp_score_grid<cm::kE4m3fnuz>(p, a.ranks);
-        break;
-      default:
-        cp_score_grid<cm::kE5m2>(p, a.ranks);
-    }
+    gpu::detail::with_k_format(p.k_code, [&](auto kc) {
+      sim::run_grid(cpk::cp_score_grid_x(p), a.ranks, gpu::detail::kScoreThreads,
+                    [&] { cpk::cp_score_scalar_kernel<decltype(kc)::value>(p); });
+    });
     const cpk::CpCandParams cand = cpk::cp_cand_params(a);
     sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,
                   [&] { cpk::cp_candidates_kernel<cpk::kCandThreads>(cand); });

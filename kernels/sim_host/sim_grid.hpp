@@ -2,6 +2,7 @@
 // after another, through the stand-in's run_cta. Only for translation units built with IXO_SIM_HOST.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "backend.hpp"
 #include "sim_host/gpu_port_host.hpp"  // the stand-in (what gpu/gpu_port.hpp includes under IXO_SIM_HOST)
@@ -18,6 +19,17 @@ void run_grid(std::int64_t grid_x, std::int64_t grid_y, int threads, Fn fn) {
       if (interrupt_flag().load()) throw Interrupted("interrupted while the simulated kernels ran");
       simt_host::run_cta(threads, simt_host::Dim3{x, y, 0}, grid, fn);
     }
+}
+
+// Runs a step's launches; a barrier misuse in them (simt_host::SimtError) is the backend's
+// KernelFailure (a failing case, its report naming the threads).
+template <class Launches>
+void run_step(const std::string& backend, Launches launches) {
+  try {
+    launches();
+  } catch (const simt_host::SimtError& e) {
+    throw KernelFailure(backend + ": " + e.what());
+  }
 }
 
 }  // namespace ixo::sim

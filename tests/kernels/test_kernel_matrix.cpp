@@ -352,6 +352,23 @@ const NamedCase* kernel_case_named(const std::string& name) {
   return nullptr;
 }
 
+void PrintTo(const MutantRow& k, std::ostream* os) { *os << "mutant " << k.mutant << " on " << k.row; }
+
+std::string mutant_row_name(const ::testing::TestParamInfo<MutantRow>& i) {
+  return "mutant" + std::to_string(i.param.mutant) + "_" + i.param.row;
+}
+
+int failures_with_mutant(const std::vector<std::string>& backends, const MutantRow& k, const TestbedChecks& checks) {
+  const NamedCase* nc = kernel_case_named(k.row);
+  if (nc == nullptr) {
+    ADD_FAILURE() << "no kernel-matrix row " << k.row;
+    return 0;
+  }
+  RunOptions opt;
+  opt.mutant = k.mutant;
+  return intercepted_failures(backends, *nc, opt, checks);
+}
+
 std::vector<NamedCase> kernel_cases_subset(int every) {
   std::vector<NamedCase> out;
   const auto& all = kernel_cases();
@@ -403,29 +420,18 @@ TEST(KernelMatrixCoverage, EveryRunnableBackendTakesPart) {
 // The testbed catches bugs through the matrix: a catalogue mutant (kernels/common/mutants.hpp)
 // on the in-tree backends fails the named row. The failures are intercepted and their saved
 // cases go to a scratch directory, removed afterwards.
-struct Catch {
-  int mutant;
-  std::string row;
-};
-
-void PrintTo(const Catch& k, std::ostream* os) { *os << "mutant " << k.mutant << " on " << k.row; }
-
-class KernelMatrixCatches : public ::testing::TestWithParam<Catch> {};
+class KernelMatrixCatches : public ::testing::TestWithParam<MutantRow> {};
 
 TEST_P(KernelMatrixCatches, AMutantFailsTheTestbed) {
-  const Catch& k = GetParam();
+  const MutantRow& k = GetParam();
   if (!IXO_MUTANT(k.mutant, k.mutant)) GTEST_SKIP() << "mutant switches not compiled (IXO_MUTANTS=OFF)";
-  const NamedCase* nc = kernel_case_named(k.row);
-  ASSERT_NE(nc, nullptr) << "no row " << k.row;
-  RunOptions opt;
-  opt.mutant = k.mutant;
-  const int failures = intercepted_failures(runnable_backends(), *nc, opt, TestbedChecks::all());
-  EXPECT_GT(failures, 0) << "mutant " << k.mutant << " passed the testbed on " << k.row;
+  EXPECT_GT(failures_with_mutant(runnable_backends(), k, TestbedChecks::all()), 0)
+      << "mutant " << k.mutant << " passed the testbed on " << k.row;
 }
 
 // Native packed, common, top-k and context-parallel mutants, each on a row that exposes it.
 INSTANTIATE_TEST_SUITE_P(Kernels, KernelMatrixCatches,
-                         ::testing::ValuesIn(std::vector<Catch>{
+                         ::testing::ValuesIn(std::vector<MutantRow>{
                              {mutants::group_nb_for_rows, "straddle_minus2"},
                              {mutants::packed_trailing_rows_dropped, "graph_pack4_requests3"},
                              {mutants::ids_unsorted, "topk9_long"},
@@ -433,9 +439,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, KernelMatrixCatches,
                              {mutants::cp_group_nb_for_rows, "straddle_minus2"},
                              {mutants::cp_topk_over_world, "topk9_long"},
                          }),
-                         [](const ::testing::TestParamInfo<Catch>& i) {
-                           return "mutant" + std::to_string(i.param.mutant) + "_" + i.param.row;
-                         });
+                         mutant_row_name);
 
 }  // namespace
 }  // namespace ixo::test

@@ -54,8 +54,7 @@ TEST_P(SimMatrix, PortableKernelsOnTheHost) {
   const std::vector<std::string> judged = judge_backends(kSim, c, nc.name, nc.exact_ids, RunOptions{}, sim_checks());
   EXPECT_TRUE(judged_by(judged, "sim-rows"));
   EXPECT_TRUE(judged_by(judged, "sim-packed"));
-  std::string why;
-  if (make_backend("sim-cp")->supports(c, &why)) {
+  if (make_backend("sim-cp")->supports(c)) {
     EXPECT_TRUE(judged_by(judged, "sim-cp"));
   }
 }
@@ -64,30 +63,20 @@ INSTANTIATE_TEST_SUITE_P(Sim, SimMatrix, ::testing::ValuesIn(sim_rows()), case_p
 
 // The rows above catch bugs in the simulated kernels: each catalogue mutant (compiled into the
 // device code the sim runs: plans, masks, fp8 decode, packing, the top-k kernel) fails its row.
-struct SimCatch {
-  int mutant;
-  std::string row;
-};
-void PrintTo(const SimCatch& k, std::ostream* os) { *os << "mutant " << k.mutant << " on " << k.row; }
-
-class SimCatches : public ::testing::TestWithParam<SimCatch> {};
+class SimCatches : public ::testing::TestWithParam<MutantRow> {};
 
 TEST_P(SimCatches, AMutantFailsTheSimTestbed) {
-  const SimCatch& k = GetParam();
+  const MutantRow& k = GetParam();
   if (!IXO_MUTANT(k.mutant, k.mutant)) GTEST_SKIP() << "mutant switches not compiled (IXO_MUTANTS=OFF)";
-  const NamedCase* nc = kernel_case_named(k.row);
-  ASSERT_NE(nc, nullptr) << "no row " << k.row;
   bool in_table = false;
   for (const NamedCase& c : sim_rows()) in_table |= c.name == k.row;
   EXPECT_TRUE(in_table) << k.row << " is not among SimMatrix's rows";
-  RunOptions opt;
-  opt.mutant = k.mutant;
-  EXPECT_GT(intercepted_failures(kSim, *nc, opt, sim_checks()), 0)
+  EXPECT_GT(failures_with_mutant(kSim, k, sim_checks()), 0)
       << "mutant " << k.mutant << " passed the sim testbed on " << k.row;
 }
 
 INSTANTIATE_TEST_SUITE_P(Sim, SimCatches,
-                         ::testing::ValuesIn(std::vector<SimCatch>{
+                         ::testing::ValuesIn(std::vector<MutantRow>{
                              {mutants::group_nb_for_rows, "straddle_minus2"},
                              {mutants::ids_unsorted, "topk9_long"},
                              {mutants::fnuz_as_fn, "exact_e4m3fnuz_local0_straddle"},
@@ -98,9 +87,7 @@ INSTANTIATE_TEST_SUITE_P(Sim, SimCatches,
                              {mutants::cp_group_nb_for_rows, "straddle_minus2"},
                              {mutants::cp_topk_over_world, "topk9_long"},
                          }),
-                         [](const ::testing::TestParamInfo<SimCatch>& i) {
-                           return "mutant" + std::to_string(i.param.mutant) + "_" + i.param.row;
-                         });
+                         mutant_row_name);
 
 // What the launcher refuses (gpuErrorInvalidValue there) is bad input here, naming the field; a case
 // outside a backend's configuration (fp8 q) is declined by supports(), never run.
