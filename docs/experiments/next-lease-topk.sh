@@ -30,7 +30,8 @@ variant() {  # name flags edit(patch|plant1|plant2|none) targets...
   local n=$1 F=$2 e=$3; shift 3
   rm -rf /tmp/$n-src && mkdir -p /tmp/$n-src && tar -c --exclude=./build --exclude=./.deps . | tar -x -C /tmp/$n-src
   case $e in
-    patch) patch -d /tmp/$n-src -p1 < docs/experiments/topk-pdl-one-wave.patch > $R/patch-$n.log 2>&1 ;;
+    patch) patch -d /tmp/$n-src -p1 < docs/experiments/topk-pdl-one-wave.patch > $R/patch-$n.log 2>&1 ||
+             { echo "build $n: the patch did not apply (patch-$n.log)" >> $s; return 1; } ;;
     plant1) sed -i 's/if (at_or_above >= kept) bound = c;/if (at_or_above >= kept - 1) bound = c;/' \
               /tmp/$n-src/kernels/gpu/ballot_select.cuh ;;
     plant2) sed -i 's/if (L > kCap) return false;/if (L > kCap) return true;/' /tmp/$n-src/kernels/gpu/ballot_select.cuh ;;
