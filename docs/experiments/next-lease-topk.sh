@@ -24,6 +24,7 @@ cd "$(dirname "$0")/../.."
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
 el() { echo "$(( $(date +%s) - t0 )) s"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
 deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
 nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 variant() {  # name flags edit(patch|plant1|plant2|none) targets...
@@ -90,6 +91,14 @@ done
 gt test_gpu-P /tmp/P/tests/gpu/test_gpu '*'
 gt test_gpu_graph-P /tmp/P/tests/gpu/test_gpu_graph '*'
 pack
+# B's gate benchmarks (session 24): the perf gate's protocol on B, so that adopting B can take its
+# baseline from this call (ci/gpu-perf-gate.py --rebaseline B's JSONs) when no second call is lent.
+if (( $(date +%s) - t0 < 440 )) && [[ -x /tmp/B/bench/gpu/bench_gpu_latency ]]; then
+  /tmp/B/bench/gpu/bench_gpu_index_step --gate --out $R/gate-step-B.md --json $R/gate-step-B.json > $R/gate-step-B.log 2>&1
+  echo "gate step B rc=$? ($(el))" >> $s; pack
+  /tmp/B/bench/gpu/bench_gpu_latency --gate --out $R/gate-lat-B.md --json $R/gate-lat-B.json > $R/gate-lat-B.log 2>&1
+  echo "gate latency B rc=$? ($(el))" >> $s; pack
+fi
 if (( $(date +%s) - t0 < 470 )); then
   KERNEL='topk_kernel<\(int\)256>' ARGS='--quick --reps 2' BUILD_DIR=/tmp/B bash bench/gpu/ncu-source.sh $R/ncu-B \
     > $R/ncu-B.out 2>&1
