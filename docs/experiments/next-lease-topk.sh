@@ -52,8 +52,10 @@ variant() {  # name flags edit(patch|plant1|plant2|none) targets...
 ( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu test_gpu_graph ) &
 ( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_cp_gpu ) &
 ( variant BP "-DIXO_TOPK_BALLOT=1 -DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step ) &
-( variant X1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
-( variant X2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
+if [[ ${PLANTS:-1} == 1 ]]; then  # PLANTS=0 on a short lease (both plants fail on the host sim too: NOTES session 23)
+  ( variant X1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
+  ( variant X2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
+fi
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 gt() {  # log-name binary filter [env]
