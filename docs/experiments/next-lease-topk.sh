@@ -46,22 +46,39 @@ variant() {  # name flags edit(patch|plant1|plant2|none) targets...
     > $R/conf-$n.log 2>&1 && cmake --build /tmp/$n -j3 --target "$@" > $R/build-$n.log 2>&1
   echo "build $n rc=$? ($(el))" >> $s
 }
-( variant A "" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp ) &
-( variant B "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_gpu_graph \
-  test_cp_gpu ) &
-( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu test_gpu_graph ) &
-( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_cp_gpu ) &
-( variant BP "-DIXO_TOPK_BALLOT=1 -DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step ) &
+if [[ ${SHORT:-0} == 1 ]]; then  # SHORT=1 (a lease of < ~8 min): A B L P, the step bench and test_gpu only
+  ( variant A "" none bench_gpu_index_step ) &
+  ( variant B "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step test_gpu ) &
+  ( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step test_gpu ) &
+  ( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu ) &
+else
+  ( variant A "" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp ) &
+  ( variant B "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_gpu_graph \
+    test_cp_gpu ) &
+  ( variant P "-DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step test_gpu test_gpu_graph ) &
+  ( variant L "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step bench_gpu_latency bench_gpu_cp test_gpu test_cp_gpu ) &
+  ( variant BP "-DIXO_TOPK_BALLOT=1 -DIXO_TOPK_PDL_EARLY=1" patch bench_gpu_index_step ) &
+fi
 if [[ ${PLANTS:-1} == 1 ]]; then  # PLANTS=0 on a short lease (both plants fail on the host sim too: NOTES session 23)
   ( variant X1 "-DIXO_TOPK_BALLOT=1" plant1 test_gpu ) &
   ( variant X2 "-DIXO_TOPK_BALLOT=1" plant2 test_gpu ) &
 fi
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+step() {  # run-name build-dir
+  [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
+  $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$? ($(el))" >> $s
+  grep -E ' us, packed ' $R/st-$1.log >> $s; pack
+}
 gt() {  # log-name binary filter [env]
   [[ -x $2 ]] || { echo "$1: no binary" >> $s; return; }
   env ${4:-IXO_NONE=1} timeout 240 $2 --gtest_filter="$3" --gtest_brief=1 > $R/$1.log 2>&1
   echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
+}
+racecheck_B() {
+  timeout 90 compute-sanitizer --tool racecheck --error-exitcode 7 /tmp/B/tests/gpu/test_gpu \
+    --gtest_filter='CudaTopk/*nb1024_k16:CudaTopk/*nb4096_k16:CudaTopk/*nb300_k64' --gtest_brief=1 > $R/racecheck-B.log 2>&1
+  echo "racecheck B rc=$? $(grep SUMMARY $R/racecheck-B.log | tail -1) ($(el))" >> $s
 }
 gt topk-B /tmp/B/tests/gpu/test_gpu 'CudaTopk/*'
 gt topk-L /tmp/L/tests/gpu/test_gpu 'CudaTopk/*'
@@ -69,19 +86,17 @@ gt topk-X1-planted /tmp/X1/tests/gpu/test_gpu 'CudaTopk/*'
 gt topk-X2-planted /tmp/X2/tests/gpu/test_gpu 'CudaTopk/*'
 gt topk-B-tie-mutant /tmp/B/tests/gpu/test_gpu 'CudaTopk/*' IXO_TEST_MUTANT=tie_rule_reversed
 gt topk-B-unsorted-mutant /tmp/B/tests/gpu/test_gpu 'CudaTopk/*' IXO_TEST_MUTANT=ids_unsorted
-timeout 90 compute-sanitizer --tool racecheck --error-exitcode 7 /tmp/B/tests/gpu/test_gpu \
-  --gtest_filter='CudaTopk/*nb1024_k16:CudaTopk/*nb4096_k16:CudaTopk/*nb300_k64' --gtest_brief=1 > $R/racecheck-B.log 2>&1
-echo "racecheck B rc=$? $(grep SUMMARY $R/racecheck-B.log | tail -1) ($(el))" >> $s
+if [[ ${SHORT:-0} == 1 ]]; then
+  for r in 1 2; do step A$r /tmp/A; step B$r /tmp/B; step L$r /tmp/L; step P$r /tmp/P; done
+  gt test_gpu-B /tmp/B/tests/gpu/test_gpu '*'; gt test_gpu-L /tmp/L/tests/gpu/test_gpu '*'
+  gt test_gpu-P /tmp/P/tests/gpu/test_gpu '*'; pack; racecheck_B; pack; exit 0
+fi
+racecheck_B
 gt test_gpu-B /tmp/B/tests/gpu/test_gpu '*'
 gt test_gpu_graph-B /tmp/B/tests/gpu/test_gpu_graph '*'
 gt test_cp_gpu-B /tmp/B/tests/cp/test_cp_gpu '*'
 gt test_cp_gpu-L /tmp/L/tests/cp/test_cp_gpu '*'
 pack
-step() {  # run-name build-dir
-  [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
-  $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$? ($(el))" >> $s
-  grep -E ' us, packed ' $R/st-$1.log >> $s; pack
-}
 step A1 /tmp/A; step B1 /tmp/B; step L1 /tmp/L; step P1 /tmp/P; step BP1 /tmp/BP
 step A2 /tmp/A; step B2 /tmp/B; step L2 /tmp/L; step P2 /tmp/P; step BP2 /tmp/BP
 for v in A B L; do
