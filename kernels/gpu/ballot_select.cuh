@@ -36,7 +36,7 @@ struct BallotShared {
   static constexpr int kWarps = NT / IXO_WARP_SIZE, kCap = 2 * NT;
   std::uint32_t warp_bound[kWarps];
   std::uint32_t warp_count[2 * kWarps];
-  std::uint32_t key[kCap];  // the gathered keys and their ids, in id order
+  alignas(16) std::uint32_t key[kCap];  // the gathered keys and their ids, in id order (16-byte loads)
   std::int32_t id[kCap];
 };
 
@@ -51,14 +51,26 @@ __device__ __forceinline__ VoteBits lanes_below() {
 }
 
 // Rank of gathered entry e (key ke) among the L gathered ones: entries with a larger key, plus
-// equal ones earlier in id order (later with ties_high: the tie_rule_reversed mutant).
+// equal ones earlier in id order (later with ties_high: the tie_rule_reversed mutant). Branch-free,
+// four keys a 16-byte shared load: the loop is the thread's whole step 3 (session 25: the first
+// version, a short-circuit test a key, took 3.9 us at L ~ 50 on the H100, a dependent load and two
+// branches a key).
 __device__ __forceinline__ std::uint32_t gathered_rank(const std::uint32_t* key, int L, int e, std::uint32_t ke,
                                                        bool ties_high) {
+  // Equal keys count when their index lies in [lo, hi): before e, or after it with ties_high.
+  const unsigned lo = ties_high ? static_cast<unsigned>(e + 1) : 0u;
+  const unsigned width = ties_high ? static_cast<unsigned>(L - e - 1) : static_cast<unsigned>(e);
+  const uint4* k4 = reinterpret_cast<const uint4*>(key);
   std::uint32_t r = 0;
-#pragma unroll 4
-  for (int o = 0; o < L; ++o) {
-    const std::uint32_t ko = key[o];
-    r += ko > ke || (ko == ke && (ties_high ? o > e : o < e));
+  auto term = [&](std::uint32_t ko, int o) -> std::uint32_t {
+    const bool in_range = o < L, tie_counts = static_cast<unsigned>(o) - lo < width;
+    return static_cast<std::uint32_t>(in_range & ((ko > ke) | ((ko == ke) & tie_counts)));
+  };
+#pragma unroll 2
+  for (int q = 0; q < (L + 3) / 4; ++q) {
+    const uint4 v = k4[q];
+    const int o = 4 * q;
+    r += term(v.x, o) + term(v.y, o + 1) + term(v.z, o + 2) + term(v.w, o + 3);
   }
   return r;
 }
@@ -78,16 +90,25 @@ __device__ __forceinline__ WarpPrefix warp_prefix(const std::uint32_t* counts, i
 }
 
 // The kept-th largest of the warp's keys (M a lane), or 0 when fewer than kept are >= 1: one probe a
-// bit from the top, a vote a key a probe. Warp-uniform.
+// bit from the top, a vote a key a probe. Warp-uniform. With IXO_TOPK_BALLOT_STOP = C > 0 the search
+// stops once at most max(C, kept) of the warp's keys are at or above the bound so far: still a lower
+// bound of the warp's kept-th largest (experiment, session 25: fewer probes, more keys gathered).
+#ifndef IXO_TOPK_BALLOT_STOP
+#define IXO_TOPK_BALLOT_STOP 0
+#endif
 template <int M>
 __device__ __forceinline__ std::uint32_t warp_kth_largest(const std::uint32_t (&k)[M], int kept) {
   std::uint32_t bound = 0;
+  [[maybe_unused]] const int stop_at = IXO_TOPK_BALLOT_STOP > kept ? IXO_TOPK_BALLOT_STOP : kept;
+  [[maybe_unused]] int count = 1 << 30;  // keys at or above bound; unknown until a probe is taken
   for (int b = 31; b >= 0; --b) {
+    if (IXO_TOPK_BALLOT_STOP > 0 && count <= stop_at) break;  // warp-uniform
     const std::uint32_t c = bound | (1u << b);
     int at_or_above = 0;
 #pragma unroll
     for (int i = 0; i < M; ++i) at_or_above += __popcll(vote(k[i] >= c));
     if (at_or_above >= kept) bound = c;
+    if (at_or_above >= kept) count = at_or_above;
   }
   return bound;
 }

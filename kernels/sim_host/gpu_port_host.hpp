@@ -279,6 +279,9 @@ void run_cta(int threads, unsigned block, unsigned blocks, Fn fn) {  // a 1-D gr
 }  // namespace ixo::simt_host
 
 inline void __syncthreads() { ixo::simt_host::detail::yield(ixo::simt_host::Cta::Wait::cta); }
+struct alignas(16) uint4 {  // CUDA's / HIP's 16-byte vector (ballot_select.cuh's shared loads)
+  unsigned int x, y, z, w;
+};
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 template <class T>
 inline T atomicAdd(T* a, std::type_identity_t<T> v) {  // unsigned / int
