@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (IXO_TOPK_BALLOT_STOP was removed after this call: rerunning needs ballot-early-stop.patch applied first.)
 # Session 25's fourth device call: the vote top-k with the lanes'-largest bound (IXO_TOPK_BALLOT=2) and
 # the early stop (IXO_TOPK_BALLOT_STOP=32) together, after topk-votes-fix.sh (H100: top-k alone A 9.7,
 # =2 7.8, =1 + stop 32 8.8 us; in-step CTA radix 6.53, =1 + stop 32 5.02 us; the packed step's

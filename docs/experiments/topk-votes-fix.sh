@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (IXO_TOPK_BALLOT_STOP was removed after this call: rerunning needs ballot-early-stop.patch applied first.)
 # Session 25's third device call: the vote top-k (IXO_TOPK_BALLOT) after topk-votes-diagnose.sh's
 # timeline (H100, 1024 keys: bound 2.72 us, rank 3.90 us at L ~ 50, radix select + compact 4.8 us):
 # the rank loop branch-free with 16-byte shared loads (in the tree), and the bound search stopped early

@@ -26,14 +26,16 @@ def show(d):
             continue
         last = max(r[0] for r in rows)
         rows = [r for r in rows if r[0] > last - 1_000_000]  # the last launch's CTAs
-        votes = sum(1 for r in rows if r[3] > 0)
+        # A stamp counts only when it is this launch's (at or after the CTA's start): rows taking the other
+        # path keep an earlier launch's stamps in those columns.
+        v = lambda r: r[3] >= r[0] and r[5] >= r[3]
+        x = lambda r: not v(r) and r[5] >= r[2] >= r[0]
+        votes = sum(1 for r in rows if v(r))
 
         def ph(a, b, sel):
             xs = [(r[b] - r[a]) / 1e3 for r in rows if sel(r)]
             return f"{statistics.median(xs):.2f} ({pct(xs, 0.9):.2f})" if xs else "-"
 
-        v = lambda r: r[3] > 0
-        x = lambda r: r[3] == 0 and r[5] > 0
         span = (max(r[6] for r in rows) - min(r[0] for r in rows)) / 1e3
         line = (f"{d} {tag}: {len(rows)} CTAs ({votes} by votes), launch span {span:.2f} us; plan {ph(0, 1, bool)}, "
                 f"keys {ph(1, 2, bool)}")

@@ -90,25 +90,16 @@ __device__ __forceinline__ WarpPrefix warp_prefix(const std::uint32_t* counts, i
 }
 
 // The kept-th largest of the warp's keys (M a lane), or 0 when fewer than kept are >= 1: one probe a
-// bit from the top, a vote a key a probe. Warp-uniform. With IXO_TOPK_BALLOT_STOP = C > 0 the search
-// stops once at most max(C, kept) of the warp's keys are at or above the bound so far: still a lower
-// bound of the warp's kept-th largest (experiment, session 25: fewer probes, more keys gathered).
-#ifndef IXO_TOPK_BALLOT_STOP
-#define IXO_TOPK_BALLOT_STOP 0
-#endif
+// bit from the top, a vote a key a probe. Warp-uniform.
 template <int M>
 __device__ __forceinline__ std::uint32_t warp_kth_largest(const std::uint32_t (&k)[M], int kept) {
   std::uint32_t bound = 0;
-  [[maybe_unused]] const int stop_at = IXO_TOPK_BALLOT_STOP > kept ? IXO_TOPK_BALLOT_STOP : kept;
-  [[maybe_unused]] int count = 1 << 30;  // keys at or above bound; unknown until a probe is taken
   for (int b = 31; b >= 0; --b) {
-    if (IXO_TOPK_BALLOT_STOP > 0 && count <= stop_at) break;  // warp-uniform
     const std::uint32_t c = bound | (1u << b);
     int at_or_above = 0;
 #pragma unroll
     for (int i = 0; i < M; ++i) at_or_above += __popcll(vote(k[i] >= c));
     if (at_or_above >= kept) bound = c;
-    if (at_or_above >= kept) count = at_or_above;
   }
   return bound;
 }
