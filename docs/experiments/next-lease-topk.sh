@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prepared in sessions 21-22 for the next lease (not run yet): one device call on the step's top-k.
+# Prepared in sessions 21-24; run in session 25 on an H100 (data/s25-next-lease-topk-h100.log: B, L, P, BP
+# lost): one device call on the step's top-k.
 #   bash docs/experiments/next-lease-topk.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 # Variants, built side by side:
 #   A  = this tree (the knobs at their defaults): the benchmarks;

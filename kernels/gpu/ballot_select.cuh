@@ -18,10 +18,12 @@
 
 #include "gpu/gpu_port.hpp"
 
-// Knob (default 0, pending an H200 A/B): the native top-k's rows (topk_kernel.cuh) and the CP
-// shard candidates (cp_kernels.cuh) that select <= 64 of <= 4096 keys take ballot_topk instead of
-// the radix select (same ids); 1: each warp's bound from all its keys, 2: from its lanes' largest
-// keys where kept <= the warp size.
+// Knob (default 0): the native top-k's rows (topk_kernel.cuh) and the CP shard candidates
+// (cp_kernels.cuh) that select <= 64 of <= 4096 keys take ballot_topk instead of the radix select
+// (same ids); 1: each warp's bound from all its keys, 2: from its lanes' largest keys where kept <=
+// the warp size. Measured on an H100 (session 25, docs/performance.md "Session 25"): with =2 the
+// top-k alone is 9.7 -> 7.8 us at 1024 keys, but the radix path of the same kernel (rows of more than
+// 4096 keys) gets slower, so the step does not gain: not adopted; next, a separate kernel at launch.
 #ifndef IXO_TOPK_BALLOT
 #define IXO_TOPK_BALLOT 0
 #endif
