@@ -84,8 +84,15 @@ int launch_score_packed(const IndexArgs& a, void* stream) {
 int launch_topk(const IndexArgs& a, void* stream) {
   if (a.R <= 0 || a.Hq <= 0) return 0;
   const detail::TopkParams p = detail::topk_params(a);
-  detail::topk_kernel<detail::kTopkThreads>
-      <<<static_cast<unsigned>(a.Hq * a.R), detail::kTopkThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
+  const unsigned grid = static_cast<unsigned>(a.Hq * a.R);
+  const auto st = static_cast<gpuStream_t>(stream);
+  if constexpr (IXO_TOPK_BALLOT != 0) {
+    if (detail::topk_takes_votes(p, detail::kTopkThreads)) {
+      detail::topk_kernel<detail::kTopkThreads, true><<<grid, detail::kTopkThreads, 0, st>>>(p);
+      return static_cast<int>(gpuGetLastError());
+    }
+  }
+  detail::topk_kernel<detail::kTopkThreads><<<grid, detail::kTopkThreads, 0, st>>>(p);
   return static_cast<int>(gpuGetLastError());
 }
 

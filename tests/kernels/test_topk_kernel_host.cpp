@@ -22,7 +22,7 @@ namespace {
 
 constexpr int NT = gpu::detail::kTopkThreads;
 
-// topk_kernel<NT> over the case's rows (one query row each, nb = the row length, every row
+// topk_kernel<NT> (the vote instantiation where launch_topk picks it) over the case's rows (one query row each, nb = the row length, every row
 // active), CTAs one after another; the ids row by row. Ids never written stay 0x7f7f7f7f.
 std::vector<std::int32_t> run_topk_kernel(const TopkCase& tc, int mutant) {
   const TopkLaunchInputs in = topk_launch_inputs(tc);
@@ -35,9 +35,14 @@ std::vector<std::int32_t> run_topk_kernel(const TopkCase& tc, int mutant) {
   p.lens = in.lens.data();
   p.out = ids.data();
   p.mutant = mutant;
+  const bool votes = gpu::detail::topk_takes_votes(p, NT);  // the instantiation launch_topk picks
   for (std::int64_t r = 0; r < R; ++r)
-    simt_host::run_cta(NT, static_cast<unsigned>(r), static_cast<unsigned>(R),
-                       [&] { gpu::detail::topk_kernel<NT>(p); });
+    simt_host::run_cta(NT, static_cast<unsigned>(r), static_cast<unsigned>(R), [&] {
+      if (votes)
+        gpu::detail::topk_kernel<NT, true>(p);
+      else
+        gpu::detail::topk_kernel<NT>(p);
+    });
   return ids;
 }
 
