@@ -22,8 +22,9 @@ namespace {
 
 constexpr int NT = gpu::detail::kTopkThreads;
 
-// topk_kernel<NT> (the vote instantiation where launch_topk picks it) over the case's rows (one query row each, nb = the row length, every row
-// active), CTAs one after another; the ids row by row. Ids never written stay 0x7f7f7f7f.
+// topk_kernel<NT> (the vote instantiation where launch_topk picks it) over the case's rows (one query
+// row each, nb = the row length, every row active), CTAs one after another; the ids row by row. Ids
+// never written stay 0x7f7f7f7f.
 std::vector<std::int32_t> run_topk_kernel(const TopkCase& tc, int mutant) {
   const TopkLaunchInputs in = topk_launch_inputs(tc);
   const std::int64_t R = in.config.R;
