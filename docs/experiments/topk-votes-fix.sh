@@ -10,27 +10,7 @@
 # V1's and S32's GPU tests before any timing; the step bench A V1 V2 S32 S64 x 3, the CP bench A V1 S32,
 # the timelines; read with docs/experiments/step_ab_summary.py summary.log.
 cd "$(dirname "$0")/../.."
-: "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log
-pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
-el() { echo "$(( $(date +%s) - t0 )) s"; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
-deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
-nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-X=docs/experiments
-variant() {  # name flags patches(comma list or none) targets...
-  local n=$1 F=$2 ps=$3; shift 3
-  rm -rf /tmp/$n-src && mkdir -p /tmp/$n-src && tar -c --exclude=./build --exclude=./.deps . | tar -x -C /tmp/$n-src
-  if [[ $ps != none ]]; then
-    for p in ${ps//,/ }; do
-      patch -d /tmp/$n-src -p1 < $X/$p >> $R/patch-$n.log 2>&1 || { echo "build $n: $p did not apply" >> $s; return 1; }
-    done
-  fi
-  cmake -S /tmp/$n-src -B /tmp/$n -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
-    -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
-    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$F" "-DCMAKE_CXX_FLAGS=$F" \
-    > $R/conf-$n.log 2>&1 && cmake --build /tmp/$n -j3 --target "$@" > $R/build-$n.log 2>&1
-  echo "build $n rc=$? ($(el))" >> $s
-}
+source docs/experiments/lease-lib.sh  # pack el variant step gt (session 25)
 ( variant A "" none bench_gpu_index_step bench_gpu_cp ) &
 ( variant V1 "-DIXO_TOPK_BALLOT=1" none bench_gpu_index_step bench_gpu_cp test_gpu test_gpu_graph test_cp_gpu ) &
 ( variant V2 "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step ) &
@@ -40,17 +20,7 @@ variant() {  # name flags patches(comma list or none) targets...
 ( variant TS32 "-DIXO_TOPK_TIMELINE -DIXO_TOPK_BALLOT=1 -DIXO_TOPK_BALLOT_STOP=32" topk-ballot-timeline.patch \
   bench_gpu_index_step ) &
 wait; pack
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
-gt() {  # log-name binary filter [env]
-  [[ -x $2 ]] || { echo "$1: no binary" >> $s; return; }
-  env ${4:-IXO_NONE=1} timeout 240 $2 --gtest_filter="$3" --gtest_brief=1 > $R/$1.log 2>&1
-  echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
-}
-step() {  # run-name build-dir
-  [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
-  $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$? ($(el))" >> $s
-  grep -E ' us, packed ' $R/st-$1.log >> $s
-}
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu  # the test and bench binaries
 gt topk-V1 /tmp/V1/tests/gpu/test_gpu 'CudaTopk/*'
 gt topk-S32 /tmp/S32/tests/gpu/test_gpu 'CudaTopk/*'
 gt topk-V1-tie-mutant /tmp/V1/tests/gpu/test_gpu 'CudaTopk/*' IXO_TEST_MUTANT=tie_rule_reversed

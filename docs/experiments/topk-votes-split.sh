@@ -7,36 +7,13 @@
 # A (this tree, radix), V2 (IXO_TOPK_BALLOT=2), TV2 (V2 + topk-ballot-timeline.patch): bench first, the
 # step bench A V2 x 5 interleaved, TV2's timeline, then V2's CudaTopk / test_gpu (built meanwhile).
 cd "$(dirname "$0")/../.."
-: "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log
-pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
-el() { echo "$(( $(date +%s) - t0 )) s"; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
-deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
-nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-X=docs/experiments
-variant() {  # name flags patch(or none) targets...
-  local n=$1 F=$2 p=$3; shift 3
-  rm -rf /tmp/$n-src && mkdir -p /tmp/$n-src && tar -c --exclude=./build --exclude=./.deps . | tar -x -C /tmp/$n-src
-  if [[ $p != none ]]; then
-    patch -d /tmp/$n-src -p1 < $X/$p > $R/patch-$n.log 2>&1 || { echo "build $n: $p did not apply" >> $s; return 1; }
-  fi
-  cmake -S /tmp/$n-src -B /tmp/$n -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
-    -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
-    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$F" "-DCMAKE_CXX_FLAGS=$F" \
-    > $R/conf-$n.log 2>&1 && cmake --build /tmp/$n -j5 --target "$@" > $R/build-$n.log 2>&1
-  echo "build $n ($*) rc=$? ($(el))" >> $s
-}
+VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gt (session 25)
 ( variant A "" none bench_gpu_index_step ) &
 ( variant V2 "-DIXO_TOPK_BALLOT=2" none bench_gpu_index_step ) &
 ( variant TV2 "-DIXO_TOPK_TIMELINE -DIXO_TOPK_BALLOT=2" topk-ballot-timeline.patch bench_gpu_index_step ) &
 wait; pack
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu  # the test and bench binaries
 ( cmake --build /tmp/V2 -j12 --target test_gpu > $R/build-V2-test.log 2>&1; echo "build V2 test_gpu rc=$? ($(el))" >> $s ) &
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
-step() {  # run-name build-dir
-  [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
-  $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md > $R/st-$1.log 2>&1; echo "step $1 rc=$? ($(el))" >> $s
-  grep -E ' us, packed ' $R/st-$1.log >> $s
-}
 for r in 1 2 3 4 5; do step A$r /tmp/A; step V2$r /tmp/V2; done; pack
 mkdir -p $R/tl-TV2
 [[ -x /tmp/TV2/bench/gpu/bench_gpu_index_step ]] && ( cd $R/tl-TV2 && /tmp/TV2/bench/gpu/bench_gpu_index_step --reps 20 \

@@ -1,0 +1,42 @@
+# Sourced by the session-25 device-call scripts (topk-votes-*.sh) from the repository root, on the
+# device machine: needs $OUT; sets R (results), s (summary.log), t0, X (this folder), deps, nv, and
+#   pack                      results -> $OUT/all.tgz + $OUT/summary.log
+#   el                        seconds since t0
+#   variant NAME FLAGS PATCHES TARGETS...   a copy of the tree in /tmp/NAME-src with the comma list of
+#                             docs/experiments patches applied (none: none), built in /tmp/NAME with
+#                             FLAGS in the CUDA and C++ flags (VARIANT_JOBS parallel jobs, default 3)
+#   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary
+#   gt NAME BINARY FILTER [ENV]  a gtest binary under a filter (and one VAR=value), its verdict line
+: "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log; X=docs/experiments
+pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
+el() { echo "$(( $(date +%s) - t0 )) s"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
+deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done
+nv=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+variant() {
+  local n=$1 F=$2 ps=$3; shift 3
+  rm -rf /tmp/$n-src && mkdir -p /tmp/$n-src && tar -c --exclude=./build --exclude=./.deps . | tar -x -C /tmp/$n-src
+  if [[ $ps != none ]]; then
+    for p in ${ps//,/ }; do
+      patch -d /tmp/$n-src -p1 < $X/$p >> $R/patch-$n.log 2>&1 || { echo "build $n: $p did not apply" >> $s; return 1; }
+    done
+  fi
+  cmake -S /tmp/$n-src -B /tmp/$n -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
+    -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
+    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$F" "-DCMAKE_CXX_FLAGS=$F" \
+    > $R/conf-$n.log 2>&1 && cmake --build /tmp/$n -j${VARIANT_JOBS:-3} --target "$@" > $R/build-$n.log 2>&1
+  echo "build $n rc=$? ($(el))" >> $s
+}
+step() {
+  [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
+  LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md \
+    > $R/st-$1.log 2>&1
+  echo "step $1 rc=$? ($(el))" >> $s
+  grep -E ' us, packed ' $R/st-$1.log >> $s
+}
+gt() {
+  [[ -x $2 ]] || { echo "$1: no binary" >> $s; return; }
+  env LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu ${4:-IXO_NONE=1} timeout 240 $2 --gtest_filter="$3" \
+    --gtest_brief=1 > $R/$1.log 2>&1
+  echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
+}
