@@ -120,7 +120,7 @@ if (( $(date +%s) - t0 < 440 )) && [[ -x /tmp/B/bench/gpu/bench_gpu_latency ]]; 
   echo "gate latency B rc=$? ($(el))" >> $s; pack
 fi
 if (( $(date +%s) - t0 < 470 )); then
-  KERNEL='topk_kernel<\(int\)256>' ARGS='--quick --reps 2' BUILD_DIR=/tmp/B bash bench/gpu/ncu-source.sh $R/ncu-B \
+  KERNEL='topk_kernel<\(int\)256' ARGS='--quick --reps 2' BUILD_DIR=/tmp/B bash bench/gpu/ncu-source.sh $R/ncu-B \
     > $R/ncu-B.out 2>&1
   echo "ncu B rc=$? ($(el))" >> $s; head -45 $R/ncu-B/ncu-source-summary.md >> $s 2>/dev/null
 fi
