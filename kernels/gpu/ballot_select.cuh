@@ -22,8 +22,9 @@
 // (cp_kernels.cuh) that select <= 64 of <= 4096 keys take ballot_topk instead of the radix select
 // (same ids); 1: each warp's bound from all its keys, 2: from its lanes' largest keys where kept <=
 // the warp size. Measured on an H100 (session 25, docs/performance.md "Session 25"): with =2 the
-// top-k alone is 9.7 -> 7.8 us at 1024 keys, but the radix path of the same kernel (rows of more than
-// 4096 keys) gets slower, so the step does not gain: not adopted; next, a separate kernel at launch.
+// top-k alone is 9.7 -> 7.8 us at 1024 keys, but the radix path compiled into the same kernel (rows of
+// more than 4096 keys) got slower, so the step did not gain. Since then the native top-k runs the vote
+// path as its own instantiation (topk_kernel.cuh: topk_takes_votes), not measured yet.
 #ifndef IXO_TOPK_BALLOT
 #define IXO_TOPK_BALLOT 0
 #endif
