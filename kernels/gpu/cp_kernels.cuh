@@ -357,10 +357,18 @@ __global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreP
 }
 
 // ---------------------------------------------------------------- shard candidates
+// Whether a launch takes the vote instantiation of the candidates kernel: the knob IXO_TOPK_BALLOT is
+// on and every shard row (LOCAL cells, ncand kept) can take the vote selection; else the radix-only
+// kernel, as the native top-k chooses (topk_kernel.cuh topk_takes_votes; session 25).
+inline bool cp_cand_takes_votes(const CpCandParams& p, int nt) {
+  return IXO_TOPK_BALLOT != 0 && p.LOCAL <= static_cast<std::int64_t>(nt) * kBallotMaxPerThread &&
+         cc::shard_candidates(p.topk, p.world, p.mutant) <= kBallotMaxKept;
+}
+
 // One CTA per (head, row) of a rank: the top `ncand` cells by (ord desc, cell asc) -- the key
 // order, since a shard's block ids grow with the cell -- via a 4-pass radix select on ord,
 // ties at the threshold to the lowest cells; keys written in cell order, the rest 0.
-template <int NT>
+template <int NT, bool kVotes = false>
 __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
@@ -382,7 +390,9 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   auto emit = [&](std::uint32_t pos, std::int64_t j) {
     out[pos] = cc::cand_key(c[j], cc::shard_block(j, rank, p.world));
   };
-  if (try_ballot_topk<NT>(n, key, ncand, false, emit)) return;  // knob IXO_TOPK_BALLOT, else the radix select
+  if constexpr (kVotes) {
+    if (try_ballot_topk<NT>(n, key, ncand, false, emit)) return;  // else (a wide tie) the radix select
+  }
   std::uint32_t need = static_cast<std::uint32_t>(ncand);
   const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
   radix_compact<NT>(n, key, prefix, need, 0u, scan, emit);

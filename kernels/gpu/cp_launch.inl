@@ -60,7 +60,14 @@ int launch_cp_candidates(const CpArgs& a, void* stream) {
   if (!cpk::cp_args_ok(a)) return static_cast<int>(gpuErrorInvalidValueCode);
   const cpk::CpCandParams p = cpk::cp_cand_params(a);
   const dim3 grid(static_cast<unsigned>(a.world * a.R), static_cast<unsigned>(a.ranks));
-  cpk::cp_candidates_kernel<cpk::kCandThreads><<<grid, cpk::kCandThreads, 0, static_cast<gpuStream_t>(stream)>>>(p);
+  const auto st = static_cast<gpuStream_t>(stream);
+  if constexpr (IXO_TOPK_BALLOT != 0) {
+    if (cpk::cp_cand_takes_votes(p, cpk::kCandThreads)) {
+      cpk::cp_candidates_kernel<cpk::kCandThreads, true><<<grid, cpk::kCandThreads, 0, st>>>(p);
+      return static_cast<int>(gpuGetLastError());
+    }
+  }
+  cpk::cp_candidates_kernel<cpk::kCandThreads><<<grid, cpk::kCandThreads, 0, st>>>(p);
   return static_cast<int>(gpuGetLastError());
 }
 

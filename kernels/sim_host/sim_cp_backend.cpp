@@ -68,8 +68,12 @@ class SimCp final : public Backend {
                     [&] { cpk::cp_score_scalar_kernel<decltype(kc)::value>(p); });
     });
     const cpk::CpCandParams cand = cpk::cp_cand_params(a);
-    sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,
-                  [&] { cpk::cp_candidates_kernel<cpk::kCandThreads>(cand); });
+    if (cpk::cp_cand_takes_votes(cand, cpk::kCandThreads))  // as launch_cp_candidates chooses
+      sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,
+                    [&] { cpk::cp_candidates_kernel<cpk::kCandThreads, true>(cand); });
+    else
+      sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,
+                    [&] { cpk::cp_candidates_kernel<cpk::kCandThreads>(cand); });
     const cpk::CpMergeParams merge = cpk::cp_merge_params(a, a.keys, 0, out);
     sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, 1, cpk::kMergeThreads,
                   [&] { cpk::cp_merge_kernel<cpk::kMergeThreads>(merge); });
