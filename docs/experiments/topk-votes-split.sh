@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 25's fifth device call (~250 s of budget left): the vote top-k as its own kernel instantiation,
-# chosen at launch (topk_takes_votes: IXO_TOPK_BALLOT on, NB <= 4096, topk <= 64), so the radix-only
+# chosen at launch (IXO_TOPK_BALLOT on and topk_rows_fit_votes: NB <= 4096, topk <= 64), so the radix-only
 # kernel keeps today's code for long rows. Predicted (H100): 16 x 131072 top-k alone 9.7 -> ~7.8 us,
 # 32 x 524288 level with A (call 4 had +8.5 us on the packed step there).
 #   bash docs/experiments/topk-votes-split.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
@@ -20,7 +20,7 @@ mkdir -p $R/tl-TV2
 [[ -x /tmp/TV2/bench/gpu/bench_gpu_index_step ]] && ( cd $R/tl-TV2 && /tmp/TV2/bench/gpu/bench_gpu_index_step --reps 20 \
   --out st.md > st.log 2>&1 ); echo "timeline TV2 rc=$? ($(el))" >> $s
 /usr/bin/env python3 $X/topk_phase_summary.py $R/tl-TV2 >> $s 2>&1; pack
-for r in 1 2; do for v in A V2; do  # the CP candidates' split (cp_cand_takes_votes), twice each
+for r in 1 2; do for v in A V2; do  # the CP candidates' split (cp_cand_rows_fit_votes), twice each
   /tmp/$v/bench/gpu/bench_gpu_cp --reps 50 --out $R/cp-$v$r.md > $R/cp-$v$r.log 2>&1
   echo "cp $v$r rc=$? ($(el))" >> $s; grep -E '^\|' $R/cp-$v$r.md | tail -5 >> $s; pack
 done; done

@@ -10,10 +10,7 @@ import os
 import statistics
 import sys
 
-
-def pct(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))]
+from topk_timeline_summary import pct  # same folder: the percentile of the earlier timeline summary
 
 
 def show(d):

@@ -23,8 +23,8 @@
 // (same ids); 1: each warp's bound from all its keys, 2: from its lanes' largest keys where kept <=
 // the warp size. Measured on an H100 (session 25, docs/performance.md "Session 25"): with =2 the
 // top-k alone is 9.7 -> 7.8 us at 1024 keys, but the radix path compiled into the same kernel (rows of
-// more than 4096 keys) got slower, so the step did not gain. Since then the native top-k runs the vote
-// path as its own instantiation (topk_kernel.cuh: topk_takes_votes), not measured yet.
+// more than 4096 keys) got slower, so the step did not gain. Since then both kernels run the vote path
+// as its own instantiation (with_vote_instantiation below), not measured yet.
 #ifndef IXO_TOPK_BALLOT
 #define IXO_TOPK_BALLOT 0
 #endif
@@ -33,6 +33,27 @@ namespace ixo::gpu::detail {
 
 constexpr int kBallotMaxKept = 64;       // ids a row selects, at most
 constexpr int kBallotMaxPerThread = 16;  // keys a thread holds, at most: n <= NT * 16
+
+// Whether a row of n keys that keeps `kept` ids lies within the vote selection's limits (nt threads).
+__host__ __device__ constexpr bool ballot_topk_fits(std::int64_t n, std::int64_t kept, int nt) {
+  return kept <= kBallotMaxKept && n <= static_cast<std::int64_t>(nt) * kBallotMaxPerThread;
+}
+
+// The launchers' and the sims' choice of a kernel's instantiation: f(std::true_type{}) (the vote
+// instantiation) when the knob is on and every row of the launch fits (rows_fit), else
+// f(std::false_type{}) (the radix-only one; session 25 measured the radix path slower when compiled
+// into one kernel with the vote path). With the knob off the vote branch is never instantiated: a
+// named kernel template nvcc does not define draws its warning #20280.
+template <class F>
+void with_vote_instantiation(bool rows_fit, F&& f) {
+  if constexpr (IXO_TOPK_BALLOT != 0) {
+    if (rows_fit) {
+      f(std::true_type{});
+      return;
+    }
+  }
+  f(std::false_type{});
+}
 
 template <int NT>
 struct BallotShared {
@@ -207,7 +228,7 @@ __device__ bool ballot_topk_any(std::int64_t n, Key key, int kept, bool ties_hig
 template <int NT, class Key, class Emit>
 __device__ __forceinline__ bool try_ballot_topk(std::int64_t n, Key key, int kept, bool ties_high, Emit emit) {
 #if IXO_TOPK_BALLOT
-  if (kept > kBallotMaxKept || n > static_cast<std::int64_t>(NT) * kBallotMaxPerThread) return false;
+  if (!ballot_topk_fits(n, kept, NT)) return false;
   __shared__ BallotShared<NT> sh;
   return ballot_topk_any<NT, IXO_TOPK_BALLOT == 2>(n, key, kept, ties_high, sh, emit);
 #else

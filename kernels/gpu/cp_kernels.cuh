@@ -357,12 +357,10 @@ __global__ void __launch_bounds__(kScoreThreads) cp_score_scalar_kernel(CpScoreP
 }
 
 // ---------------------------------------------------------------- shard candidates
-// Whether a launch takes the vote instantiation of the candidates kernel: the knob IXO_TOPK_BALLOT is
-// on and every shard row (LOCAL cells, ncand kept) can take the vote selection; else the radix-only
-// kernel, as the native top-k chooses (topk_kernel.cuh topk_takes_votes; session 25).
-inline bool cp_cand_takes_votes(const CpCandParams& p, int nt) {
-  return IXO_TOPK_BALLOT != 0 && p.LOCAL <= static_cast<std::int64_t>(nt) * kBallotMaxPerThread &&
-         cc::shard_candidates(p.topk, p.world, p.mutant) <= kBallotMaxKept;
+// Whether every shard row of a launch (LOCAL cells, ncand kept) fits the vote selection: with the
+// knob on, with_vote_instantiation then runs cp_candidates_kernel<NT, true> (session 25).
+inline bool cp_cand_rows_fit_votes(const CpCandParams& p, int nt) {
+  return ballot_topk_fits(p.LOCAL, cc::shard_candidates(p.topk, p.world, p.mutant), nt);
 }
 
 // One CTA per (head, row) of a rank: the top `ncand` cells by (ord desc, cell asc) -- the key

@@ -61,13 +61,9 @@ int launch_cp_candidates(const CpArgs& a, void* stream) {
   const cpk::CpCandParams p = cpk::cp_cand_params(a);
   const dim3 grid(static_cast<unsigned>(a.world * a.R), static_cast<unsigned>(a.ranks));
   const auto st = static_cast<gpuStream_t>(stream);
-#if IXO_TOPK_BALLOT  // preprocessor, not if constexpr: nvcc warns on a named kernel it does not define
-  if (cpk::cp_cand_takes_votes(p, cpk::kCandThreads)) {
-    cpk::cp_candidates_kernel<cpk::kCandThreads, true><<<grid, cpk::kCandThreads, 0, st>>>(p);
-    return static_cast<int>(gpuGetLastError());
-  }
-#endif
-  cpk::cp_candidates_kernel<cpk::kCandThreads><<<grid, cpk::kCandThreads, 0, st>>>(p);
+  detail::with_vote_instantiation(cpk::cp_cand_rows_fit_votes(p, cpk::kCandThreads), [&](auto votes) {
+    cpk::cp_candidates_kernel<cpk::kCandThreads, decltype(votes)::value><<<grid, cpk::kCandThreads, 0, st>>>(p);
+  });
   return static_cast<int>(gpuGetLastError());
 }
 

@@ -86,13 +86,9 @@ int launch_topk(const IndexArgs& a, void* stream) {
   const detail::TopkParams p = detail::topk_params(a);
   const unsigned grid = static_cast<unsigned>(a.Hq * a.R);
   const auto st = static_cast<gpuStream_t>(stream);
-#if IXO_TOPK_BALLOT  // preprocessor, not if constexpr: nvcc warns on a named kernel it does not define
-  if (detail::topk_takes_votes(p, detail::kTopkThreads)) {
-    detail::topk_kernel<detail::kTopkThreads, true><<<grid, detail::kTopkThreads, 0, st>>>(p);
-    return static_cast<int>(gpuGetLastError());
-  }
-#endif
-  detail::topk_kernel<detail::kTopkThreads><<<grid, detail::kTopkThreads, 0, st>>>(p);
+  detail::with_vote_instantiation(detail::topk_rows_fit_votes(p, detail::kTopkThreads), [&](auto votes) {
+    detail::topk_kernel<detail::kTopkThreads, decltype(votes)::value><<<grid, detail::kTopkThreads, 0, st>>>(p);
+  });
   return static_cast<int>(gpuGetLastError());
 }
 

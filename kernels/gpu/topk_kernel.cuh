@@ -36,14 +36,11 @@ __device__ __forceinline__ std::uint32_t score_key_hi(float s) {
   return static_cast<std::uint32_t>(cm::topk_key(s, 0) >> 32);
 }
 
-// Whether a launch takes the vote instantiation (kVotes): the knob IXO_TOPK_BALLOT is on and every
-// row can take the vote selection (nb <= NT * kBallotMaxPerThread keys, topk <= kBallotMaxKept ids).
-// Otherwise the radix-only kernel runs: session 25 (H100) measured the radix path slower when
-// compiled into the same kernel as the vote path (32 x 524288 top-k CTA 10.6 -> 13.8-15.0 us).
-inline bool topk_takes_votes(const TopkParams& p, int nt) {
-  return IXO_TOPK_BALLOT != 0 && p.NB <= static_cast<std::int64_t>(nt) * kBallotMaxPerThread &&
-         p.topk <= kBallotMaxKept;
-}
+// Whether every row of a launch fits the vote selection (nb <= NB keys, topk ids): with the knob on,
+// with_vote_instantiation then runs topk_kernel<NT, true>. Otherwise the radix-only kernel runs:
+// session 25 (H100) measured the radix path slower when compiled into the same kernel as the vote
+// path (32 x 524288 top-k CTA 10.6 -> 13.8-15.0 us).
+inline bool topk_rows_fit_votes(const TopkParams& p, int nt) { return ballot_topk_fits(p.NB, p.topk, nt); }
 
 template <int NT, bool kVotes = false>
 __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
@@ -71,13 +68,11 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   };
   // The vote selection (knob IXO_TOPK_BALLOT) for short rows, else the radix select below. The
   // arrival-order tie mutant models the radix compaction: it keeps that path.
-  auto global_key = [&](std::int64_t j) { return score_key_hi(sc[j]); };
   if constexpr (kVotes) {
+    auto global_key = [&](std::int64_t j) { return score_key_hi(sc[j]); };
     if (!IXO_MUTANT(p.mutant, mutants::topk_ties_by_arrival) &&
         try_ballot_topk<NT>(n, global_key, kept, IXO_MUTANT(p.mutant, mutants::tie_rule_reversed), emit))
       return;
-  } else {
-    (void)global_key;
   }
   const bool in_smem = n <= kTopkSmemKeys;
   if (in_smem)

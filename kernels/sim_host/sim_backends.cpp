@@ -71,10 +71,10 @@ class SimBackend final : public Backend {
     });
     if (a.Hq <= 0) return;
     const gd::TopkParams t = gd::topk_params(a);
-    if (gd::topk_takes_votes(t, gd::kTopkThreads))  // as launch_topk chooses
-      sim::run_grid(a.Hq * a.R, 1, gd::kTopkThreads, [&] { gd::topk_kernel<gd::kTopkThreads, true>(t); });
-    else
-      sim::run_grid(a.Hq * a.R, 1, gd::kTopkThreads, [&] { gd::topk_kernel<gd::kTopkThreads>(t); });
+    gd::with_vote_instantiation(gd::topk_rows_fit_votes(t, gd::kTopkThreads), [&](auto votes) {  // as launch_topk
+      sim::run_grid(a.Hq * a.R, 1, gd::kTopkThreads,
+                    [&] { gd::topk_kernel<gd::kTopkThreads, decltype(votes)::value>(t); });
+    });
   }
 
   bool packed_;

@@ -68,12 +68,10 @@ class SimCp final : public Backend {
                     [&] { cpk::cp_score_scalar_kernel<decltype(kc)::value>(p); });
     });
     const cpk::CpCandParams cand = cpk::cp_cand_params(a);
-    if (cpk::cp_cand_takes_votes(cand, cpk::kCandThreads))  // as launch_cp_candidates chooses
-      sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,
-                    [&] { cpk::cp_candidates_kernel<cpk::kCandThreads, true>(cand); });
-    else
-      sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,
-                    [&] { cpk::cp_candidates_kernel<cpk::kCandThreads>(cand); });
+    gpu::detail::with_vote_instantiation(cpk::cp_cand_rows_fit_votes(cand, cpk::kCandThreads), [&](auto votes) {
+      sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, a.ranks, cpk::kCandThreads,  // as launch_cp_candidates
+                    [&] { cpk::cp_candidates_kernel<cpk::kCandThreads, decltype(votes)::value>(cand); });
+    });
     const cpk::CpMergeParams merge = cpk::cp_merge_params(a, a.keys, 0, out);
     sim::run_grid(static_cast<std::int64_t>(a.world) * a.R, 1, cpk::kMergeThreads,
                   [&] { cpk::cp_merge_kernel<cpk::kMergeThreads>(merge); });

@@ -36,14 +36,12 @@ std::vector<std::int32_t> run_topk_kernel(const TopkCase& tc, int mutant) {
   p.lens = in.lens.data();
   p.out = ids.data();
   p.mutant = mutant;
-  const bool votes = gpu::detail::topk_takes_votes(p, NT);  // the instantiation launch_topk picks
-  for (std::int64_t r = 0; r < R; ++r)
-    simt_host::run_cta(NT, static_cast<unsigned>(r), static_cast<unsigned>(R), [&] {
-      if (votes)
-        gpu::detail::topk_kernel<NT, true>(p);
-      else
-        gpu::detail::topk_kernel<NT>(p);
-    });
+  // The instantiation launch_topk picks.
+  gpu::detail::with_vote_instantiation(gpu::detail::topk_rows_fit_votes(p, NT), [&](auto votes) {
+    for (std::int64_t r = 0; r < R; ++r)
+      simt_host::run_cta(NT, static_cast<unsigned>(r), static_cast<unsigned>(R),
+                         [&] { gpu::detail::topk_kernel<NT, decltype(votes)::value>(p); });
+  });
   return ids;
 }
 
