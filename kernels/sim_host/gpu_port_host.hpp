@@ -205,7 +205,13 @@ void run_cta(int threads, Dim3 block, Dim3 grid, Fn fn) {
   cta.threads.resize(static_cast<std::size_t>(threads));
   cta.posted.assign(static_cast<std::size_t>(threads / IXO_WARP_SIZE), std::vector<std::uint64_t>(IXO_WARP_SIZE, 0));
   auto& stacks = detail::stacks(static_cast<std::size_t>(threads));
-  detail::Entry<Fn>::fn = &fn;
+  // The fibers reach fn through a static; it points at a heap copy (GCC 13's -Wdangling-pointer
+  // rejects the address of the parameter there) and is cleared on every way out of this call.
+  const auto body = std::make_unique<Fn>(std::move(fn));
+  struct ClearEntry {
+    ~ClearEntry() { detail::Entry<Fn>::fn = nullptr; }
+  } clear_entry;
+  detail::Entry<Fn>::fn = body.get();
   for (int t = 0; t < threads; ++t) {
     Cta::Thread& th = cta.threads[static_cast<std::size_t>(t)];
     th.idx = {static_cast<unsigned>(t), 0, 0};
