@@ -7,7 +7,7 @@
 #   ADOPT_BALLOT=1|2: first adopt that vote top-k on the device's copy (docs/experiments/adopt-ballot.sh),
 #   so this call can follow next-lease-topk.sh at once, before the same edit is committed here.
 #   GATE_STAGES: the gate stages before racecheck (default "build test python perfgate"; leave perfgate out off the H200,
-#   whose baseline the perf gate compares against).
+#   whose baseline the perf gate compares against). SAN_SECONDS: the sanitizer stage ends t0 + this (575).
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
@@ -22,5 +22,5 @@ export LD_LIBRARY_PATH=/tmp/ixo-deps/usr/lib/x86_64-linux-gnu
 timeout 60 compute-sanitizer --tool racecheck --error-exitcode 7 build/tests/gpu/test_gpu --gtest_filter='CudaTopk/*' \
   --gtest_brief=1 > $R/san-topk-racecheck.log 2>&1
 echo "topk racecheck rc=$? $(grep SUMMARY $R/san-topk-racecheck.log | tail -1)" >> $s; pack
-SAN_UNTIL=$(( t0 + 575 )) STAGES=sanitize bash ci/gpu-check.sh "$R" >> $R/gate.out 2>&1
+SAN_UNTIL=$(( t0 + ${SAN_SECONDS:-575} )) STAGES=sanitize bash ci/gpu-check.sh "$R" >> $R/gate.out 2>&1
 echo "sanitize rc=$? ($(( $(date +%s) - t0 )) s)" >> $s; pack

@@ -18,15 +18,21 @@
 
 #include "gpu/gpu_port.hpp"
 
-// Knob (default 0): the native top-k's rows (topk_kernel.cuh) and the CP shard candidates
-// (cp_kernels.cuh) that select <= 64 of <= 4096 keys take ballot_topk instead of the radix select
-// (same ids); 1: each warp's bound from all its keys, 2: from its lanes' largest keys where kept <=
-// the warp size. Measured on an H100 (session 25, docs/performance.md "Session 25"): with =2 the
-// top-k alone is 9.7 -> 7.8 us at 1024 keys, but the radix path compiled into the same kernel (rows of
-// more than 4096 keys) got slower, so the step did not gain. Since then both kernels run the vote path
-// as its own instantiation (with_vote_instantiation below), not measured yet.
+// Knob (default 2 since session 26): the native top-k's rows (topk_kernel.cuh) and the CP shard
+// candidates (cp_kernels.cuh) that select <= 64 of <= IXO_TOPK_BALLOT_MAX_KEYS keys take ballot_topk
+// instead of the radix select (same ids); 1: each warp's bound from all its keys, 2: from its lanes'
+// largest keys where kept <= the warp size; 0: the radix select everywhere. The vote path is its own
+// kernel instantiation (with_vote_instantiation below), launched only when every row fits.
+// Measured on an H100 (docs/performance.md "Session 25", "Session 26"): `=2` up to 4096 keys took the
+// top-k alone 10.0 -> 8.0 us at 1024 keys but not the step (level), and the latency suite's 32K rows
+// (212-297 keys) got slower (up to +2.5 us); limited to 128 keys it is -3.9 % (geomean of the latency
+// suite's 96 steps; 4K / 8K contexts -0.8..-2 us a step) and level on the throughput steps.
 #ifndef IXO_TOPK_BALLOT
-#define IXO_TOPK_BALLOT 0
+#define IXO_TOPK_BALLOT 2
+#endif
+// The vote path only for rows of at most this many keys (session 26; at most kBallotMaxPerThread a thread).
+#ifndef IXO_TOPK_BALLOT_MAX_KEYS
+#define IXO_TOPK_BALLOT_MAX_KEYS 128
 #endif
 
 namespace ixo::gpu::detail {
@@ -36,7 +42,8 @@ constexpr int kBallotMaxPerThread = 16;  // keys a thread holds, at most: n <= N
 
 // Whether a row of n keys that keeps `kept` ids lies within the vote selection's limits (nt threads).
 __host__ __device__ constexpr bool ballot_topk_fits(std::int64_t n, std::int64_t kept, int nt) {
-  return kept <= kBallotMaxKept && n <= static_cast<std::int64_t>(nt) * kBallotMaxPerThread;
+  return kept <= kBallotMaxKept && n <= static_cast<std::int64_t>(nt) * kBallotMaxPerThread &&
+         n <= IXO_TOPK_BALLOT_MAX_KEYS;
 }
 
 // The launchers' and the sims' choice of a kernel's instantiation: f(std::true_type{}) (the vote
