@@ -126,13 +126,15 @@ inline std::string topk_shape_name(const TopkShape& s) {
 
 // The shapes the top-k kernel is tested on, on the GPU (CudaTopk/TopkRadix) and on the host
 // (test_topk_kernel_host, both builds). nb 1024 / 2048 / 4096 / 8192: keys in shared memory; 9000:
-// read from global memory each pass. With IXO_TOPK_BALLOT, k <= 64 and nb <= 4096 take the vote
-// selection (ballot_select.cuh): 40 (a key a thread, most warps empty), 300 (2 a thread, no warp
-// holds more than 64), 600 (4, partial warps), 1024 and 4096 (4 and 16 a thread); 1024 / 65 and
-// 4097 / 16 just outside it.
+// read from global memory each pass. With IXO_TOPK_BALLOT, k <= 64 and nb <= IXO_TOPK_BALLOT_MAX_KEYS
+// (128 by default; the host votes test raises it to 4096) take the vote selection (ballot_select.cuh):
+// 40 (a key a thread, most warps empty), 128 (the default limit), 300 (2 a thread, no warp holds
+// more than 64), 600 (4, partial warps), 1024 and 4096 (4 and 16 a thread); 129 / 16 just outside the
+// default limit, 1024 / 65 and 4097 / 16 outside the code's.
 inline const TopkShape kTopkShapes[] = {{1024, 16}, {1024, 1},   {2048, 100}, {4096, 2048}, {8192, 64},
                                         {9000, 16}, {9000, 513}, {40, 7},     {300, 64},    {600, 33},
-                                        {1024, 64}, {1024, 65},  {4096, 16},  {4097, 16}};
+                                        {1024, 64}, {1024, 65},  {4096, 16},  {4097, 16},   {128, 64},
+                                        {129, 16}};
 
 // A case's launch inputs: one query row a score row (nb = the row length, every row active, block
 // size 1, no forced blocks), slot ids 0 .. R-1, lengths NB, the scores row-major.
