@@ -131,10 +131,9 @@ inline std::string topk_shape_name(const TopkShape& s) {
 // 40 (a key a thread, most warps empty), 128 (the default limit), 300 (2 a thread, no warp holds
 // more than 64), 600 (4, partial warps), 1024 and 4096 (4 and 16 a thread); 129 / 16 just outside the
 // default limit, 1024 / 65 and 4097 / 16 outside the code's.
-inline const TopkShape kTopkShapes[] = {{1024, 16}, {1024, 1},   {2048, 100}, {4096, 2048}, {8192, 64},
-                                        {9000, 16}, {9000, 513}, {40, 7},     {300, 64},    {600, 33},
-                                        {1024, 64}, {1024, 65},  {4096, 16},  {4097, 16},   {128, 64},
-                                        {129, 16}};
+inline const TopkShape kTopkShapes[] = {{1024, 16},  {1024, 1},  {2048, 100}, {4096, 2048}, {8192, 64}, {9000, 16},
+                                        {9000, 513}, {40, 7},    {300, 64},   {600, 33},    {1024, 64}, {1024, 65},
+                                        {4096, 16},  {4097, 16}, {128, 64},   {129, 16}};
 
 // A case's launch inputs: one query row a score row (nb = the row length, every row active, block
 // size 1, no forced blocks), slot ids 0 .. R-1, lengths NB, the scores row-major.
