@@ -8,9 +8,10 @@
 // at the k-th score, NaN and infinities, negative scores, a tie wider than the vote selection's
 // gather list, scores rising and falling with the id (the top k in one warp's keys), and random
 // rows; keys in shared memory (nb <= 8192) and in global memory (nb > 8192); k from 1 to 2048. ctest
-// mutant.tie_rule_reversed runs it with the ties going to the highest ids. With IXO_TOPK_BALLOT the
-// short rows take ballot_select.cuh (shapes below). tests/kernels/test_topk_kernel_host.cpp runs the
-// same kernel code on the host (no GPU).
+// mutant.tie_rule_reversed runs it with the ties going to the highest ids. With IXO_TOPK_BALLOT (2 by
+// default) the rows of <= IXO_TOPK_BALLOT_MAX_KEYS (128) blocks and k <= 64 take ballot_select.cuh
+// (nb 40 and 128 by default; topk_rows.hpp lists which shapes a raised limit adds).
+// tests/kernels/test_topk_kernel_host.cpp runs the same kernel code on the host (no GPU).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
