@@ -26,7 +26,7 @@
 // Measured on an H100 (docs/performance.md "Session 25", "Session 26"): `=2` up to 4096 keys took the
 // top-k alone 10.0 -> 8.0 us at 1024 keys but not the step (level), and the latency suite's 32K rows
 // (212-297 keys) got slower (up to +2.5 us); limited to 128 keys it is -3.9 % (geomean of the latency
-// suite's 96 steps; 4K / 8K contexts -0.8..-2 us a step) and level on the throughput steps.
+// suite's 96 steps; 4K / 8K contexts -0.3..-2.1 us a step) and level on the throughput steps.
 #ifndef IXO_TOPK_BALLOT
 #define IXO_TOPK_BALLOT 2
 #endif
