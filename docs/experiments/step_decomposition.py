@@ -9,10 +9,13 @@ The rest = the graph-replayed step (events around the graph) minus score start -
 launch and completion overhead the kernels' own stamps do not see.
 
     /usr/bin/python3 step_decomposition.py /tmp/R/tl-TV2
+    /usr/bin/python3 step_decomposition.py /tmp/R/tl-TA-1 /tmp/R/tl-TA-2 ... /tmp/R/tl-TV-1 ...
+      (several runs: each run's lines, then the medians per variant = the name before the last '-')
 """
 import csv
 import os
 import re
+import statistics
 import sys
 
 CASES = {"16x131072-bf16": "16 req x 131072 bf16", "16x131072-fp8": "16 req x 131072 e4m3fn",
@@ -35,7 +38,8 @@ def bench_lines(d):
     return out
 
 
-def decompose(d):
+def decompose(d, parts=None):
+    """Lines for one run's directory; parts (if given) collects {case: [(score, gap, topk, kernels, rest)]}."""
     bench, lines = bench_lines(d), []
     for tag, name in CASES.items():
         sp, tp = os.path.join(d, f"score-tl-{tag}.csv"), os.path.join(d, f"topk-tl-{tag}.csv")
@@ -50,10 +54,29 @@ def decompose(d):
         kern = (te - s0) / 1e3
         line = (f"{tag}: score {(se - s0) / 1e3:.1f} us ({len(sc)} CTAs), gap {(t0 - se) / 1e3:.2f}, "
                 f"top-k {(te - t0) / 1e3:.2f}, kernels {kern:.1f}")
+        rest = float("nan")
         if name in bench:
             packed, score, topk = bench[name]
-            line += f"; bench packed {packed:.1f} (rest {packed - kern:.1f}), score alone {score:.1f}, top-k alone {topk:.1f}"
+            rest = packed - kern
+            line += f"; bench packed {packed:.1f} (rest {rest:.1f}), score alone {score:.1f}, top-k alone {topk:.1f}"
         lines.append(line)
+        if parts is not None:
+            parts.setdefault(tag, []).append(((se - s0) / 1e3, (t0 - se) / 1e3, (te - t0) / 1e3, kern, rest))
+    return lines
+
+
+def medians(dirs):
+    """Per variant (a directory's name before its last '-') and case: the medians over its runs."""
+    by_variant = {}
+    for d in dirs:
+        variant = os.path.basename(os.path.normpath(d)).rsplit("-", 1)[0]
+        decompose(d, by_variant.setdefault(variant, {}))
+    lines = []
+    for variant, cases in sorted(by_variant.items()):
+        for tag, runs in sorted(cases.items()):
+            m = [statistics.median(x[i] for x in runs) for i in range(5)]
+            lines.append(f"{variant} {tag} ({len(runs)} runs, medians): score {m[0]:.1f}, gap {m[1]:.2f}, "
+                         f"top-k {m[2]:.2f}, kernels {m[3]:.1f}, rest {m[4]:.1f} us")
     return lines
 
 
@@ -63,3 +86,5 @@ if __name__ == "__main__":
     for d in sys.argv[1:]:
         print(d)
         print("\n".join("  " + x for x in decompose(d)))
+    if len(sys.argv) > 2:
+        print("\n".join(medians(sys.argv[1:])))
