@@ -2,8 +2,8 @@
 """Splits a replayed packed step into the score kernel, the gap, the top-k and the rest (session 26).
 
 Input: a timeline directory of topk-ballot-timeline.patch's bench run (score-tl-<case>.csv:
-cta, start, end of the score CTAs, ends kept by atomicMax over the launches; topk-tl-<case>.csv:
-cta, start, phase stamps..., end, ...) and its st.log (the bench's "packed X us (score Y, topk Z)"
+cta, start, end of the score CTAs, ends kept by atomicMax over the launches; topk-tl-<case>.csv, read
+by topk_phase_summary.last_launch_rows) and its st.log (the bench's "packed X us (score Y, topk Z)"
 lines). Only the score CTAs that started within 100 us of the last start are the last replay's.
 The rest = the graph-replayed step (events around the graph) minus score start -> top-k end: the
 launch and completion overhead the kernels' own stamps do not see.
@@ -18,8 +18,11 @@ import re
 import statistics
 import sys
 
+from topk_phase_summary import last_launch_rows  # same folder: the last launch's top-k CTAs
+
 CASES = {"16x131072-bf16": "16 req x 131072 bf16", "16x131072-fp8": "16 req x 131072 e4m3fn",
-         "32x524288-bf16": "32 req x 524288 bf16", "32x524288-fp8": "32 req x 524288 e4m3fn"}
+         "32x524288-bf16": "32 req x 524288 bf16", "32x524288-fp8": "32 req x 524288 e4m3fn",
+         "16x131072p-bf16": "16 req x 131072, permuted token slots bf16"}
 
 
 def rows(path):
@@ -48,9 +51,11 @@ def decompose(d, parts=None):
         sc = [r for r in rows(sp) if r[1] > 0 and r[2] >= r[1]]
         last = max(r[1] for r in sc)
         sc = [r for r in sc if last - r[1] < 100_000]
-        tk = [r for r in rows(tp) if r[1] > 0]
+        tk = last_launch_rows(tp)
+        if not sc or not tk:
+            continue
         s0, se = min(r[1] for r in sc), max(r[2] for r in sc)
-        t0, te = min(r[1] for r in tk), max(max(r[1:8]) for r in tk)
+        t0, te = min(r[0] for r in tk), max(r[6] for r in tk)
         kern = (te - s0) / 1e3
         line = (f"{tag}: score {(se - s0) / 1e3:.1f} us ({len(sc)} CTAs), gap {(t0 - se) / 1e3:.2f}, "
                 f"top-k {(te - t0) / 1e3:.2f}, kernels {kern:.1f}")

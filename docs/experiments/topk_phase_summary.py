@@ -13,16 +13,24 @@ import sys
 from topk_timeline_summary import pct  # same folder: the percentile of the earlier timeline summary
 
 
+def last_launch_rows(path):
+    """The stamps (start, plan, keys, ..., end at [6], ..., L at [8]) of the last launch's top-k CTAs in a
+    topk-tl-*.csv: the buffer keeps earlier launches' CTAs (other shapes' grids) beside them."""
+    rows = [list(map(int, l.split(",")))[1:] for l in open(path) if l.strip()]
+    rows = [r for r in rows if r[0] > 0 and r[6] >= r[0]]
+    if not rows:
+        return []
+    last = max(r[0] for r in rows)
+    return [r for r in rows if r[0] > last - 1_000_000]
+
+
 def show(d):
     for path in sorted(glob.glob(os.path.join(d, "topk-tl-*.csv"))):
         tag = os.path.basename(path)[len("topk-tl-"):-4]
-        rows = [list(map(int, l.split(",")))[1:] for l in open(path) if l.strip()]
-        rows = [r for r in rows if r[0] > 0 and r[6] >= r[0]]
+        rows = last_launch_rows(path)
         if not rows:
             print(f"{d} {tag}: no stamps")
             continue
-        last = max(r[0] for r in rows)
-        rows = [r for r in rows if r[0] > last - 1_000_000]  # the last launch's CTAs
         # A stamp counts only when it is this launch's (at or after the CTA's start): rows taking the other
         # path keep an earlier launch's stamps in those columns.
         v = lambda r: r[3] >= r[0] and r[5] >= r[3]
