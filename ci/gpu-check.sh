@@ -6,7 +6,7 @@
 # `ctest --preset default -L cuda` (the GPU tests, the CUDA properties, fp8_widen_check, the
 # GPU CP tests) and -L hip, the Python package (-L python), the benchmark and
 # compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on a small GPU case filter, and
-# the performance gate (perfgate: both benchmarks with --gate against bench/gpu/perf-baseline-h200.json).
+# the performance gate (perfgate: both benchmarks with --gate against the card's bench/gpu/perf-baseline-<model>.json).
 # Logs go to $1, else $OUT, else ./gpu-check-out.
 #   STAGES="build test python bench perfgate sanitize" (default all; python: ctest -L python, incl. the
 #   torch/CUDA tests, with the machine's python3 - IXO_PYTHON overrides it), ARCH=90a, JOBS=$(nproc), REPS=50,
@@ -83,25 +83,26 @@ if has perfgate; then
   # The GPU performance gate (issue 27 item 4; docs/performance.md, "Latency suite and performance
   # gate"): bench_gpu_index_step and bench_gpu_latency with the gate's protocol (--gate: 5 warm-up
   # + 20 timed replays of graphs of 120 steps, CV <= 3 % or measured again), then
-  # ci/gpu-perf-gate.py against PERF_BASELINE (default bench/gpu/perf-baseline-h200.json):
-  # rc 0 pass, 1 slower (weighted ratio < 0.99 or a case > 5 % slower), 2 bad input (no baseline
-  # yet, a case without a baseline, a noisy case, another device). About 2 minutes on the H200.
-  # REBASELINE=1 writes the baseline from this run instead (after a deliberate change; a copy
-  # lands in the log dir: commit it as bench/gpu/perf-baseline-h200.json); PERF_COMMIT names the
+  # ci/gpu-perf-gate.py against PERF_BASELINE (default: the card's own, bench/gpu/perf-baseline-<model>.json:
+  # h200, h100): rc 0 pass, 1 slower (weighted ratio < 0.99 or a case > 5 % slower), 2 bad input (no
+  # baseline for this card yet, a case without a baseline, a noisy case, another device). About 2
+  # minutes. REBASELINE=1 writes the card's baseline from this run instead (after a deliberate change;
+  # a copy lands in the log dir: commit it under bench/gpu/ with its name); PERF_COMMIT names the
   # commit measured where the tree has no .git.
-  baseline="${PERF_BASELINE:-$root/bench/gpu/perf-baseline-h200.json}"
   py=/usr/bin/python3; [[ -x $py ]] || py=python3
   "$B/bench/gpu/bench_gpu_index_step" --gate --out "$out/perfgate-step.md" --json "$out/perfgate-step.json" > "$out/perfgate-step.log" 2>&1
   rc_step=$?
   "$B/bench/gpu/bench_gpu_latency" --gate --out "$out/perfgate-latency.md" --json "$out/perfgate-latency.json" > "$out/perfgate-latency.log" 2>&1
   rc_latency=$?
   note "perfgate benchmarks: bench_gpu_index_step --gate rc=$rc_step, bench_gpu_latency --gate rc=$rc_latency"
-  gate=("$py" "$root/ci/gpu-perf-gate.py" --baseline "$baseline")
+  gate=("$py" "$root/ci/gpu-perf-gate.py")
+  [[ -n ${PERF_BASELINE:-} ]] && gate+=(--baseline "$PERF_BASELINE")
+  baseline=$("${gate[@]}" --print-baseline "$out/perfgate-step.json" "$out/perfgate-latency.json" 2>/dev/null)
   [[ ${REBASELINE:-0} == 1 ]] && gate+=(--rebaseline)
   [[ -n ${PERF_COMMIT:-} ]] && gate+=(--commit "$PERF_COMMIT")  # the commit a copy without .git was made from
   "${gate[@]}" "$out/perfgate-step.json" "$out/perfgate-latency.json" > "$out/perfgate.log" 2>&1
   rc=$?
-  [[ ${REBASELINE:-0} == 1 && $rc == 0 ]] && cp "$baseline" "$out/perf-baseline-h200.json"
+  [[ ${REBASELINE:-0} == 1 && $rc == 0 && -n $baseline ]] && cp "$baseline" "$out/"
   note "perf gate${REBASELINE:+ (REBASELINE=$REBASELINE)} rc=$rc: $(tail -1 "$out/perfgate.log")"
   cat "$out/perfgate.log"
   [[ $rc == 0 && $rc_step == 0 && $rc_latency == 0 ]] || status=1

@@ -5,9 +5,14 @@ Compare (exit 0 pass, 1 fail, 2 bad input):
     ci/gpu-perf-gate.py [--baseline FILE] [--allow-noisy] RUN.json [RUN.json ...]
 Re-baseline after a deliberate change (writes FILE from the runs, on the baseline's machine):
     ci/gpu-perf-gate.py --rebaseline [--baseline FILE] [--commit C] [--driver D] [--date T] RUN.json ...
+The baseline FILE the runs select (and exit 0):
+    ci/gpu-perf-gate.py --print-baseline RUN.json ...
 
 RUN.json: `bench_gpu_index_step --gate --json RUN.json` and/or `bench_gpu_latency --gate --json
-RUN.json` (bench/gpu/graph_replay.cuh). FILE defaults to bench/gpu/perf-baseline-h200.json.
+RUN.json` (bench/gpu/graph_replay.cuh). FILE defaults to the runs' device's baseline:
+bench/gpu/perf-baseline-<model>.json, <model> the device name's first model token in lower case
+("NVIDIA H200" -> h200, "NVIDIA H100 80GB HBM3" -> h100): one baseline a GPU model, so the gate
+runs on whichever card a lease lends (a card without a baseline yet: exit 2, naming the file).
 
 The protocol (checked in every file): 5 warm-up + 20 timed replays of a CUDA graph of 120 calls,
 us per call = median replay / 120; a case whose replay times have a CV (sd / mean) above 3 % is
@@ -29,12 +34,13 @@ import datetime
 import json
 import math
 import os
+import re
 import socket
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_BASELINE = os.path.join(ROOT, "bench", "gpu", "perf-baseline-h200.json")
+BASELINE_DIR = os.path.join(ROOT, "bench", "gpu")
 BASELINE_FORMAT = "ixo-gpu-perf-baseline/1"
 GATE_PROTOCOL = {"gate": True, "warmup_replays": 5, "timed_replays": 20, "calls_per_replay": 120, "max_cv": 0.03}
 MIN_WEIGHTED_RATIO = 0.99  # fail below
@@ -52,6 +58,23 @@ class BadInput(Exception):
 
 def bad(path, field, value, why):
     return BadInput(f"{path}: field {field}: value {value!r}: {why}")
+
+
+def device_model(device):
+    """The GPU model of a device name, for its baseline's file name: the first token that starts with a
+    letter and holds a digit, lower case ("NVIDIA H100 80GB HBM3" -> "h100"); else the whole name's tokens
+    joined by '-'."""
+    tokens = re.findall(r"[A-Za-z0-9]+", device)
+    for t in tokens:
+        if t[0].isalpha() and any(ch.isdigit() for ch in t):
+            return t.lower()
+    return "-".join(tokens).lower() or "unknown"
+
+
+def default_baseline(runs):
+    """bench/gpu/perf-baseline-<model>.json of the runs' device (the first run's: compare and rebaseline
+    refuse runs of several devices)."""
+    return os.path.join(BASELINE_DIR, f"perf-baseline-{device_model(runs[0]['device'])}.json")
 
 
 def load_json(path):
@@ -280,7 +303,8 @@ def rebaseline(path, runs, args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", metavar="RUN.json", help="a benchmark's --gate --json output")
-    ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="the baseline JSON (default %(default)s)")
+    ap.add_argument("--baseline", help="the baseline JSON (default: bench/gpu/perf-baseline-<model>.json of the runs' device)")
+    ap.add_argument("--print-baseline", action="store_true", help="print the baseline path the runs select, and exit")
     ap.add_argument("--rebaseline", action="store_true", help="write the baseline from the runs instead of comparing")
     ap.add_argument("--allow-noisy", action="store_true", help="judge (or store) cases whose CV stayed above 3 %%")
     ap.add_argument("--commit", help="--rebaseline: the commit measured (default: git rev-parse HEAD, -dirty if so)")
@@ -289,10 +313,16 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         runs = [read_run(p) for p in args.runs]
-        if args.rebaseline:
-            code, lines = 0, rebaseline(args.baseline, runs, args)
+        baseline = args.baseline or default_baseline(runs)
+        if args.print_baseline:
+            code, lines = 0, [baseline]
+        elif args.rebaseline:
+            code, lines = 0, rebaseline(baseline, runs, args)
         else:
-            code, lines = compare(read_baseline(args.baseline), runs, args.allow_noisy)
+            if not args.baseline and not os.path.exists(baseline):
+                raise bad(baseline, "-", None, f"missing file: no baseline for {runs[0]['device']!r} yet; make one on "
+                          f"that machine with: {REBASELINE_HELP}")
+            code, lines = compare(read_baseline(baseline), runs, args.allow_noisy)
     except BadInput as e:
         for line in e.lines:
             print(f"perf gate: bad input: {line}", file=sys.stderr)

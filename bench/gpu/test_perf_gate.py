@@ -2,6 +2,7 @@
 
 IXO_PERF_GATE (optional) runs these tests against another copy of the script (a planted bug).
 """
+import glob
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GATE = os.environ.get("IXO_PERF_GATE", os.path.join(ROOT, "ci", "gpu-perf-gate.py"))
-COMMITTED_BASELINE = os.path.join(HERE, "perf-baseline-h200.json")
+COMMITTED_BASELINES = sorted(glob.glob(os.path.join(HERE, "perf-baseline-*.json")))
 PROTOCOL = {"gate": True, "warmup_replays": 5, "timed_replays": 20, "calls_per_replay": 120, "max_cv": 0.03,
             "max_attempts": 4}
 DEVICE = "NVIDIA H200"
@@ -155,17 +156,55 @@ def test_an_empty_baseline_is_bad_input(tmp_path):
     assert "--rebaseline" in p.stderr
 
 
-def test_the_committed_baseline_is_well_formed(tmp_path):
-    base = json.load(open(COMMITTED_BASELINE))
+def test_both_cards_have_a_committed_baseline():
+    assert {os.path.basename(b) for b in COMMITTED_BASELINES} >= {"perf-baseline-h200.json", "perf-baseline-h100.json"}
+
+
+@pytest.mark.parametrize("committed", COMMITTED_BASELINES, ids=os.path.basename)
+def test_a_committed_baseline_is_well_formed_and_named_after_its_card(tmp_path, committed):
+    base = json.load(open(committed))
     assert base["format"] == "ixo-gpu-perf-baseline/1"
     assert base["protocol"] == {k: v for k, v in PROTOCOL.items() if k != "max_attempts"}
-    if not base["cases"]:  # not filled yet: the gate refuses it
-        p = subprocess.run([sys.executable, GATE, "--baseline", COMMITTED_BASELINE, write(tmp_path / "r.json", run_json(ALL))],
-                           capture_output=True, text=True, timeout=60)
-        assert p.returncode == 2 and "empty: no baseline yet" in p.stderr
-    else:
-        assert all(base["machine"][k] for k in ("device", "driver")) and base["date"] and base["commit"]
-        assert all(c["us"] > 0 for c in base["cases"].values())
+    assert all(base["machine"][k] for k in ("device", "driver")) and base["date"] and base["commit"]
+    assert all(c["us"] > 0 for c in base["cases"].values())
+    # The file a run of that card selects is this one.
+    run = write(tmp_path / "r.json", run_json({"x": 1.0}, device=base["machine"]["device"]))
+    p = subprocess.run([sys.executable, GATE, "--print-baseline", run], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.strip() == committed
+
+
+@pytest.mark.parametrize("device,model", [("NVIDIA H200", "h200"), ("NVIDIA H100 80GB HBM3", "h100"),
+                                          ("NVIDIA A100-SXM4-80GB", "a100"), ("NVIDIA GB300", "gb300"),
+                                          ("AMD Instinct MI300X", "mi300x"), ("Some GPU", "some-gpu")])
+def test_the_default_baseline_is_the_run_cards_own(tmp_path, device, model):
+    run = write(tmp_path / "r.json", run_json(ALL, device=device))
+    p = subprocess.run([sys.executable, GATE, "--print-baseline", run], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.strip() == os.path.join(ROOT, "bench", "gpu", f"perf-baseline-{model}.json")
+
+
+def test_a_card_without_a_baseline_is_bad_input_naming_the_file_to_make(tmp_path):
+    run = write(tmp_path / "r.json", run_json(ALL, device="NVIDIA B200"))
+    p = subprocess.run([sys.executable, GATE, run], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "perf-baseline-b200.json: field -: value None: missing file: no baseline for 'NVIDIA B200' yet" in p.stderr
+    assert "--rebaseline" in p.stderr
+
+
+def test_the_committed_h100_baseline_passes_its_own_cases_by_default(tmp_path):
+    """End to end without --baseline: a run of the H100 with the baseline's own times passes against it,
+    and one with its heaviest case 6 % slower fails."""
+    committed = os.path.join(HERE, "perf-baseline-h100.json")
+    base = json.load(open(committed))
+    cases = {n: c["us"] for n, c in base["cases"].items()}
+    run = write(tmp_path / "r.json", run_json(cases, device=base["machine"]["device"]))
+    p = subprocess.run([sys.executable, GATE, run], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "perf gate: PASS" in p.stdout, p.stdout + p.stderr
+    heaviest = max(cases, key=cases.get)
+    slow = write(tmp_path / "s.json", run_json(scaled(cases, 1.06, heaviest), device=base["machine"]["device"]))
+    p = subprocess.run([sys.executable, GATE, slow], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stdout + p.stderr
 
 
 @pytest.mark.parametrize("field,value,named", [("cv", None, "cases[0].cv: value None: missing"),
