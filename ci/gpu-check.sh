@@ -97,12 +97,15 @@ if has perfgate; then
   note "perfgate benchmarks: bench_gpu_index_step --gate rc=$rc_step, bench_gpu_latency --gate rc=$rc_latency"
   gate=("$py" "$root/ci/gpu-perf-gate.py")
   [[ -n ${PERF_BASELINE:-} ]] && gate+=(--baseline "$PERF_BASELINE")
-  baseline=$("${gate[@]}" --print-baseline "$out/perfgate-step.json" "$out/perfgate-latency.json" 2>/dev/null)
-  [[ ${REBASELINE:-0} == 1 ]] && gate+=(--rebaseline)
+  if [[ ${REBASELINE:-0} == 1 ]]; then
+    # The file the rebaseline writes (the card's, or PERF_BASELINE): a copy lands in the log dir.
+    baseline=$("${gate[@]}" --print-baseline "$out/perfgate-step.json" "$out/perfgate-latency.json")
+    gate+=(--rebaseline)
+  fi
   [[ -n ${PERF_COMMIT:-} ]] && gate+=(--commit "$PERF_COMMIT")  # the commit a copy without .git was made from
   "${gate[@]}" "$out/perfgate-step.json" "$out/perfgate-latency.json" > "$out/perfgate.log" 2>&1
   rc=$?
-  [[ ${REBASELINE:-0} == 1 && $rc == 0 && -n $baseline ]] && cp "$baseline" "$out/"
+  [[ ${REBASELINE:-0} == 1 && $rc == 0 && -n ${baseline:-} ]] && cp "$baseline" "$out/"
   note "perf gate${REBASELINE:+ (REBASELINE=$REBASELINE)} rc=$rc: $(tail -1 "$out/perfgate.log")"
   cat "$out/perfgate.log"
   [[ $rc == 0 && $rc_step == 0 && $rc_latency == 0 ]] || status=1

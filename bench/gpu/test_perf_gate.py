@@ -48,12 +48,16 @@ def write(path, obj):
     return str(path)
 
 
+def run_gate(*argv):
+    """The gate script with these arguments; returns the process."""
+    return subprocess.run([sys.executable, GATE, *argv], capture_output=True, text=True, timeout=60)
+
+
 def gate(tmp_path, baseline, *runs, args=()):
     """Runs the gate on the baseline and the runs (objects or raw text); returns the process."""
     b = write(tmp_path / "baseline.json", baseline) if baseline is not None else str(tmp_path / "absent.json")
     files = [write(tmp_path / f"run{i}.json", r) for i, r in enumerate(runs)]
-    return subprocess.run([sys.executable, GATE, "--baseline", b, *args, *files], capture_output=True, text=True,
-                          timeout=60)
+    return run_gate("--baseline", b, *args, *files)
 
 
 def scaled(cases, factor, only=None):
@@ -169,7 +173,7 @@ def test_a_committed_baseline_is_well_formed_and_named_after_its_card(tmp_path, 
     assert all(c["us"] > 0 for c in base["cases"].values())
     # The file a run of that card selects is this one.
     run = write(tmp_path / "r.json", run_json({"x": 1.0}, device=base["machine"]["device"]))
-    p = subprocess.run([sys.executable, GATE, "--print-baseline", run], capture_output=True, text=True, timeout=60)
+    p = run_gate("--print-baseline", run)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.strip() == committed
 
@@ -179,14 +183,14 @@ def test_a_committed_baseline_is_well_formed_and_named_after_its_card(tmp_path, 
                                           ("AMD Instinct MI300X", "mi300x"), ("Some GPU", "some-gpu")])
 def test_the_default_baseline_is_the_run_cards_own(tmp_path, device, model):
     run = write(tmp_path / "r.json", run_json(ALL, device=device))
-    p = subprocess.run([sys.executable, GATE, "--print-baseline", run], capture_output=True, text=True, timeout=60)
+    p = run_gate("--print-baseline", run)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.strip() == os.path.join(ROOT, "bench", "gpu", f"perf-baseline-{model}.json")
 
 
 def test_a_card_without_a_baseline_is_bad_input_naming_the_file_to_make(tmp_path):
     run = write(tmp_path / "r.json", run_json(ALL, device="NVIDIA B200"))
-    p = subprocess.run([sys.executable, GATE, run], capture_output=True, text=True, timeout=60)
+    p = run_gate(run)
     assert p.returncode == 2, p.stdout + p.stderr
     assert "perf-baseline-b200.json: field -: value None: missing file: no baseline for 'NVIDIA B200' yet" in p.stderr
     assert "--rebaseline" in p.stderr
@@ -199,11 +203,11 @@ def test_the_committed_h100_baseline_passes_its_own_cases_by_default(tmp_path):
     base = json.load(open(committed))
     cases = {n: c["us"] for n, c in base["cases"].items()}
     run = write(tmp_path / "r.json", run_json(cases, device=base["machine"]["device"]))
-    p = subprocess.run([sys.executable, GATE, run], capture_output=True, text=True, timeout=60)
+    p = run_gate(run)
     assert p.returncode == 0 and "perf gate: PASS" in p.stdout, p.stdout + p.stderr
     heaviest = max(cases, key=cases.get)
     slow = write(tmp_path / "s.json", run_json(scaled(cases, 1.06, heaviest), device=base["machine"]["device"]))
-    p = subprocess.run([sys.executable, GATE, slow], capture_output=True, text=True, timeout=60)
+    p = run_gate(slow)
     assert p.returncode == 1, p.stdout + p.stderr
 
 
