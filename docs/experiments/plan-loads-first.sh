@@ -9,7 +9,7 @@
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=7; source docs/experiments/lease-lib.sh  # pack el variant step gt
 ( variant A "" none bench_gpu_index_step bench_gpu_latency ) &
-( variant P "-DIXO_PLAN_LOADS_FIRST=1" none bench_gpu_index_step bench_gpu_latency ) &
+( variant P "-DIXO_PLAN_LOADS_FIRST=1" plan-loads-first.patch bench_gpu_index_step bench_gpu_latency ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 ( cmake --build /tmp/P -j8 --target test_gpu test_conformance_cuda test_cp_gpu > $R/build-P-test.log 2>&1

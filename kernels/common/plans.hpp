@@ -232,18 +232,15 @@ struct RowFacts {
   bool active;      // reads a table row
   bool writes;      // active and not trivial (nb > topk): writes score columns [0, nb)
 };
-// The facts of a row of length L and slot id `slot` (row_facts of its row).
-IXO_HD RowFacts row_facts_of(std::int64_t L, std::int64_t slot, const RowInputs& in, int mutant = 0) {
-  const std::int64_t sid = table_row(slot, in.S, in.rows, L, mutant);
+IXO_HD RowFacts row_facts(const RowInputs& in, std::int64_t r, int mutant = 0) {
+  const std::int64_t L = in.lens[r];
+  const std::int64_t sid = table_row(in.slot[r], in.S, in.rows, L, mutant);
   RowFacts f;
   f.L = L;
   f.active = sid >= 0;
   f.nb = f.active ? num_blocks(L, in.bs) : (IXO_MUTANT(mutant, mutants::padding_rows_select_block0) ? 1 : 0);
   f.writes = row_writes_scores(sid, f.nb, in.topk, mutant);
   return f;
-}
-IXO_HD RowFacts row_facts(const RowInputs& in, std::int64_t r, int mutant = 0) {
-  return row_facts_of(in.lens[r], in.slot[r], in, mutant);
 }
 
 // ---- Group (tile) plan -------------------------------------------------------------------
@@ -255,22 +252,15 @@ struct GroupPlan {
   std::int64_t nbg;
   std::int64_t sid;
 };
-// IXO_PLAN_LOADS_FIRST (session 27, docs/experiments row 44, pending: built, not yet measured): a tile of
-// <= kTileRows rows loads every row's length and slot id first (unrolled, so the 2 x pack loads are in
-// flight together on the device), then plans; 0 (the default): one row after the other (on the device a
-// load round trip a row, each behind the previous row's branch). The plan is the same either way.
-#ifndef IXO_PLAN_LOADS_FIRST
-#define IXO_PLAN_LOADS_FIRST 0
-#endif
 IXO_HD GroupPlan group_plan(const RowInputs& in, std::int64_t first, int pack, int mutant = 0) {
   GroupPlan g{0, 0, -1};
   bool any = false;
-  // Row r (length L, slot id `slot`) joins the plan.
-  auto add_row = [&](std::int64_t r, std::int64_t L, std::int64_t slot) {
-    const RowFacts f = row_facts_of(L, slot, in, mutant);
-    if (!f.writes) return;
+  for (int d = 0; d < pack; ++d) {
+    const std::int64_t r = first + d;
+    const RowFacts f = row_facts(in, r, mutant);
+    if (!f.writes) continue;
     if (!any) {
-      g.sid = k_table_row(table_row(slot, in.S, in.rows, f.L, mutant), r, in.rows, mutant);
+      g.sid = k_table_row(table_row(in.slot[r], in.S, in.rows, f.L, mutant), r, in.rows, mutant);
       g.Lg = f.L;
     } else if (IXO_MUTANT(mutant, mutants::group_sized_by_shortest) || IXO_MUTANT(mutant, mutants::cp_group_shortest)) {
       g.Lg = f.L < g.Lg ? f.L : g.Lg;
@@ -278,24 +268,6 @@ IXO_HD GroupPlan group_plan(const RowInputs& in, std::int64_t first, int pack, i
       g.Lg = f.L > g.Lg ? f.L : g.Lg;
     }
     any = true;
-  };
-#if IXO_PLAN_LOADS_FIRST
-  if (pack <= kTileRows) {
-    std::int64_t lens[kTileRows] = {}, slots[kTileRows] = {};
-    IXO_UNROLL
-    for (int d = 0; d < kTileRows; ++d) {
-      if (d < pack) {
-        lens[d] = in.lens[first + d];
-        slots[d] = in.slot[first + d];
-      }
-    }
-    IXO_UNROLL
-    for (int d = 0; d < kTileRows; ++d)
-      if (d < pack) add_row(first + d, lens[d], slots[d]);
-  } else
-#endif
-  {
-    for (int d = 0; d < pack; ++d) add_row(first + d, in.lens[first + d], in.slot[first + d]);
   }
   if (any && IXO_MUTANT(mutant, mutants::cp_k_by_group_index)) g.sid = (first / pack) % in.rows;
   g.nbg = num_blocks(g.Lg, in.bs);
