@@ -295,7 +295,7 @@ template <int D, int KC>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_score_mma_kernel(CpScoreParams p) {
   __shared__ std::uint16_t lut[256];
   __shared__ CpRowS trs[cm::kTileRows];
-  if constexpr (KC != cm::kBf16) {
+  if (fp8_table_read<KC>(kNativeMutantsOff)) {  // the CP kernels run no decode mutant
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC);
   }  // ordered by the tile's first barrier
   const cm::ProgramChunk pc = cta_program_chunk(p);

@@ -291,7 +291,7 @@ template <int D, int KC, bool kPacked>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16CtasPerSm : cm::kFp8CtasPerSm)
     score_mma_kernel(ScoreParams p) {
   __shared__ std::uint16_t lut[256];
-  if constexpr (KC != cm::kBf16) {
+  if (fp8_table_read<KC>(p.mutant)) {  // CTA-uniform
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }

@@ -80,6 +80,25 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
   return static_cast<std::uint32_t>(lut[two & 0xFFu]) | (static_cast<std::uint32_t>(lut[(two >> 8) & 0xFFu]) << 16);
 }
 
+// Whether a kernel of K format KC reads the fp8 decode table (fp8x2_to_bf16x2): formats the
+// hardware does not convert (e4m3fnuz, or no cvt on the device pass), or a mutant's decode.
+// Elsewhere the kernels skip building it (fp8_to_float for 256 codes, then a barrier, at the
+// head of every fp8 CTA's start chain): H100, one lease (docs/experiments row 45), the latency
+// suite's e4m3fn steps -0.2..-0.3 us at 1K (geomean per-row 0.964, packed 0.976), bf16 and the
+// 16 x 131072 steps level.
+template <int KC>
+__device__ __forceinline__ bool fp8_table_read(int mutant) {
+  if constexpr (KC == cm::kBf16) {
+    (void)mutant;
+    return false;
+  } else if constexpr (IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2)) {
+    return cm::fp8_decode_mutated(mutant);
+  } else {
+    (void)mutant;
+    return true;
+  }
+}
+
 // The f16 path (IXO_FP8_F16_MMA, e4m3fn / e5m2 K with the hardware conversion): every e4m3fn /
 // e5m2 code, NaN and Inf included, is exactly an f16, and so is a bf16 q of magnitude in
 // [2^-17, 65504] (its 8 significant bits fit f16's normals and subnormals) or zero; the path
