@@ -8,7 +8,7 @@
 #      (one-wave launches pay a CTA's start once), bf16 level.
 #   PL both.
 # Measured: the step bench (--reps 50) x3 and the gate protocol (--gate --quick) x2, interleaved; the latency
-# suite A P L PL A PL; PL's GPU tests and a decode mutant (killed the same way in A and PL).
+# suite A P L PL A PL; PL's GPU tests.
 #   bash docs/experiments/start-trim.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gt
@@ -41,7 +41,6 @@ wait
 gt test_gpu-PL /tmp/PL/tests/gpu/test_gpu '*'
 gt conformance-PL /tmp/PL/tests/conformance/test_conformance_cuda '*'
 gt test_cp_gpu-PL /tmp/PL/tests/cp/test_cp_gpu '*'; pack
-for v in A PL; do  # a decode mutant reads the table: killed the same way with and without the skip
-  gt "mutant-e4m3_subnormal_flushed-$v" /tmp/$v/tests/gpu/test_gpu 'CudaBackends/*' IXO_TEST_MUTANT=e4m3_subnormal_flushed
-  grep -c '^\[  FAILED  \]' $R/mutant-e4m3_subnormal_flushed-$v.log >> $s
-done; pack
+# Its session-28 run also ran test_gpu under IXO_TEST_MUTANT=e4m3_subnormal_flushed with the filter
+# 'CudaBackends/*', which matches no test of test_gpu (0 tests ran): that step judged nothing and was
+# removed. session28-gate.sh plants a never-built table instead.
