@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Session 28's third device call (rows 46-47): more K in flight a SM at 16 x 131072, where the one-wave launches
+# lose their start and tail (bulk ~97 % of the ceiling for bf16, ~88 % for fp8 in session 17's timelines).
+#   B3 row 46, bf16-ctas-per-sm.patch: bf16 at 3 CTAs an SM with a ring of 2 stages (-DIXO_BF16_CTAS_PER_SM=3
+#      -DIXO_MMA_STAGES_BF16=2: the same 192 KB of ring a SM, 12 warps instead of 8, the one-wave plan 396 CTAs of
+#      2/3 the work). ptxas caps the packed bf16 kernel at 168 registers (213 now): 144 B spill stores / 224 B loads.
+#      Predicted: the tail shorter, the spills slower: +2..+5 % (a loss) unless the tail wins.
+#   F4 row 47: fp8 ring 4 stages (-DIXO_MMA_STAGES_FP8=4; 3 CTAs x 64 KB): 192 KB in flight a SM instead of 96.
+#      Row 21 (3 stages) was level. Predicted: level to -2 % on the e4m3fn steps.
+# Step bench x3 and the gate protocol (--gate --quick) x2 interleaved. On an H200 also the perf gate of A (the tree)
+# against bench/gpu/perf-baseline-h200.json and that baseline re-written from the same runs ($OUT).
+#   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+cd "$(dirname "$0")/../.."
+VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gt
+pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
+T="bench_gpu_index_step bench_gpu_latency"
+( variant A "" none $T ) &
+( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch bench_gpu_index_step ) &
+( variant F4 "-DIXO_MMA_STAGES_FP8=4" none bench_gpu_index_step ) &
+wait; pack
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+gstep() {  # the gate's protocol on the 16 x 131072 shapes
+  $2/bench/gpu/bench_gpu_index_step --gate --quick --json $R/gate-$1.json > $R/gate-$1.log 2>&1
+  echo "gate $1 rc=$? ($(el))" >> $s; grep -E ' us, packed ' $R/gate-$1.log >> $s
+}
+for r in 1 2 3; do for v in A B3 F4; do step $v$r /tmp/$v; done; done; pack
+for r in 1 2; do for v in A B3 F4; do gstep $v$r /tmp/$v; done; done; pack
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  /tmp/A/bench/gpu/bench_gpu_index_step --gate --out $R/perfgate-step.md --json $R/perfgate-step.json > $R/perfgate-step.log 2>&1
+  /tmp/A/bench/gpu/bench_gpu_latency --gate --out $R/perfgate-latency.md --json $R/perfgate-latency.json > $R/perfgate-latency.log 2>&1
+  /usr/bin/python3 ci/gpu-perf-gate.py $R/perfgate-step.json $R/perfgate-latency.json > $R/perfgate.log 2>&1
+  echo "perf gate (H200 baseline) rc=$? $(tail -1 $R/perfgate.log) ($(el))" >> $s; tail -4 $R/perfgate.log >> $s
+  base=$(/usr/bin/python3 ci/gpu-perf-gate.py --print-baseline $R/perfgate-step.json $R/perfgate-latency.json)
+  /usr/bin/python3 ci/gpu-perf-gate.py --rebaseline --commit "${PERF_COMMIT:-session28}" \
+    $R/perfgate-step.json $R/perfgate-latency.json > $R/rebaseline.log 2>&1
+  echo "rebaseline rc=$? $(tail -1 $R/rebaseline.log) ($(el))" >> $s; cp "$base" $R/ 2>/dev/null; pack
+fi
