@@ -10,6 +10,7 @@
 # Step bench x3 and the gate protocol (--gate --quick) x2 interleaved. On an H200 also the perf gate of A (the tree)
 # against bench/gpu/perf-baseline-h200.json and that baseline re-written from the same runs ($OUT).
 #   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+#   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part.
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gt
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
@@ -23,9 +24,9 @@ gstep() {  # the gate's protocol on the 16 x 131072 shapes
   $2/bench/gpu/bench_gpu_index_step --gate --quick --json $R/gate-$1.json > $R/gate-$1.log 2>&1
   echo "gate $1 rc=$? ($(el))" >> $s; grep -E ' us, packed ' $R/gate-$1.log >> $s
 }
-for r in 1 2 3; do for v in A B3 F4; do step $v$r /tmp/$v; done; done; pack
-for r in 1 2; do for v in A B3 F4; do gstep $v$r /tmp/$v; done; done; pack
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4; do step $v$r /tmp/$v; done; done; pack
+for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4; do gstep $v$r /tmp/$v; done; done; pack
+if [[ ${H200_GATE:-1} == 1 ]] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   /tmp/A/bench/gpu/bench_gpu_index_step --gate --out $R/perfgate-step.md --json $R/perfgate-step.json > $R/perfgate-step.log 2>&1
   /tmp/A/bench/gpu/bench_gpu_latency --gate --out $R/perfgate-latency.md --json $R/perfgate-latency.json > $R/perfgate-latency.log 2>&1
   /usr/bin/python3 ci/gpu-perf-gate.py $R/perfgate-step.json $R/perfgate-latency.json > $R/perfgate.log 2>&1
