@@ -7,17 +7,18 @@
 #      Predicted: the tail shorter, the spills slower: +2..+5 % (a loss) unless the tail wins.
 #   F4 row 47: fp8 ring 4 stages (-DIXO_MMA_STAGES_FP8=4; 3 CTAs x 64 KB): 192 KB in flight a SM instead of 96.
 #      Row 21 (3 stages) was level. Predicted: level to -2 % on the e4m3fn steps.
-# Step bench x3 and the gate protocol (--gate --quick) x2 interleaved. On an H200 also the perf gate of A (the tree)
+# Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; a CTA timeline of the tree (cta-timeline.patch). On an H200 also the perf gate of A (the tree)
 # against bench/gpu/perf-baseline-h200.json and that baseline re-written from the same runs ($OUT).
 #   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part.
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gt
+root=$PWD; VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gt
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T ) &
 ( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch bench_gpu_index_step ) &
 ( variant F4 "-DIXO_MMA_STAGES_FP8=4" none bench_gpu_index_step ) &
+( variant T "-DIXO_CTA_TIMELINE" cta-timeline.patch bench_gpu_index_step ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 gstep() {  # the gate's protocol on the 16 x 131072 shapes
@@ -26,6 +27,12 @@ gstep() {  # the gate's protocol on the 16 x 131072 shapes
 }
 for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4; do step $v$r /tmp/$v; done; done; pack
 for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4; do gstep $v$r /tmp/$v; done; done; pack
+# The CTA timeline of the tree (T = A + stamps): where the e4m3fn one-wave start goes now that row 45 removed the
+# decode table (session 17: start -> plan + q 5.4 us e4m3fn, 3.6 bf16; start -> first K 7.7 us both).
+mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > $R/tl/bench.log 2>&1
+  echo "timeline T rc=$? ($(el))" >> $s
+  /usr/bin/env python3 $root/$X/cta_timeline_summary.py cta-timeline-*.csv > $R/tl/summary.txt 2>&1
+  grep -E '^==|first K|plan' $R/tl/summary.txt | head -24 >> $s); pack
 if [[ ${H200_GATE:-1} == 1 ]] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   /tmp/A/bench/gpu/bench_gpu_index_step --gate --out $R/perfgate-step.md --json $R/perfgate-step.json > $R/perfgate-step.log 2>&1
   /tmp/A/bench/gpu/bench_gpu_latency --gate --out $R/perfgate-latency.md --json $R/perfgate-latency.json > $R/perfgate-latency.log 2>&1
