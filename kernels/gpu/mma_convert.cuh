@@ -43,6 +43,11 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
 __device__ __forceinline__ void f16x2_to_floats(std::uint32_t h2, float& lo, float& hi) {
   asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }" : "=f"(lo), "=f"(hi) : "r"(h2));
 }
+// The fp8 formats the device pass converts in hardware (cvt.rn.f16x2.e4m3x2 / e5m2x2): the
+// widenings below, the decode table's use (fp8_table_read), the f16 path and the integer widening
+// (mma_tile.cuh) all take this one rule.
+template <int KC>
+constexpr bool kHwFp8CvtFor = IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
 // Two fp8 codes (low byte = first element) -> f16x2 (low half = first element): one
 // cvt.rn.f16x2.e4m3x2 / e5m2x2 (exact: every e4m3fn / e5m2 code is an f16). The f16 path's
 // widening, and the first half of fp8x2_to_bf16x2's hardware conversion.
@@ -66,17 +71,15 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
 template <int KC>
 __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, const std::uint16_t* lut,
                                                          bool use_lut = false) {
-#if IXO_GPU_CVT_FP8
-  if constexpr (KC == cm::kE4m3fn || KC == cm::kE5m2) {
+  if constexpr (kHwFp8CvtFor<KC>) {
     if (!use_lut) {
       float lo, hi;
       f16x2_to_floats(fp8x2_to_f16x2<KC>(two), lo, hi);
       return pack_bf16x2(lo, hi);
     }
+  } else {
+    (void)use_lut;
   }
-#else
-  (void)use_lut;
-#endif
   return static_cast<std::uint32_t>(lut[two & 0xFFu]) | (static_cast<std::uint32_t>(lut[(two >> 8) & 0xFFu]) << 16);
 }
 
@@ -88,15 +91,13 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_bf16x2(std::uint32_t two, cons
 // 16 x 131072 steps level.
 template <int KC>
 __device__ __forceinline__ bool fp8_table_read(int mutant) {
-  if constexpr (KC == cm::kBf16) {
-    (void)mutant;
+  (void)mutant;
+  if constexpr (KC == cm::kBf16)
     return false;
-  } else if constexpr (IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2)) {
+  else if constexpr (kHwFp8CvtFor<KC>)
     return cm::fp8_decode_mutated(mutant);
-  } else {
-    (void)mutant;
+  else
     return true;
-  }
 }
 
 // The f16 path (IXO_FP8_F16_MMA, e4m3fn / e5m2 K with the hardware conversion): every e4m3fn /
@@ -121,7 +122,7 @@ __device__ __forceinline__ bool fp8_table_read(int mutant) {
 #endif
 // The K formats (and device passes) the f16 path is built for.
 template <int KC>
-constexpr bool kF16PathFor = IXO_GPU_CVT_FP8 != 0 && IXO_FP8_F16_MMA != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
+constexpr bool kF16PathFor = kHwFp8CvtFor<KC>&& IXO_FP8_F16_MMA != 0;
 // bf16x2 -> f16x2 (round to nearest); `exact` is cleared unless both halves convert exactly.
 __device__ __forceinline__ std::uint32_t bf16x2_to_f16x2(std::uint32_t v, bool& exact) {
   const float lo = __uint_as_float(v << 16), hi = __uint_as_float(v & 0xFFFF0000u);

@@ -342,7 +342,7 @@ template <int D, int KC>
 __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                                const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
                                                float (&v0)[8], float (&v1)[8]) {
-  constexpr bool kIntWiden = IXO_GPU_CVT_FP8 != 0 && (KC == cm::kE4m3fn || KC == cm::kE5m2);
+  constexpr bool kIntWiden = kHwFp8CvtFor<KC>;
   if constexpr (kF16PathFor<KC>) {
     if (mk.q_f16) {  // warp-uniform (tile_takes_f16_path)
       subtile_logits_with<D, KC, Widen::kF16>(kf, qa, mk, tig, v0, v1);
