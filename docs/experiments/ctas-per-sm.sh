@@ -13,7 +13,6 @@
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part.
 cd "$(dirname "$0")/../.."
 root=$PWD; VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gt
-pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T ) &
 ( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch bench_gpu_index_step ) &

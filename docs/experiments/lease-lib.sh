@@ -1,6 +1,7 @@
 # Sourced by the session-25 device-call scripts (topk-votes-*.sh) from the repository root, on the
 # device machine: needs $OUT; sets R (results), s (summary.log), t0, X (this folder), deps, nv, and
-#   pack                      results -> $OUT/all.tgz + $OUT/summary.log
+#   pack                      results -> $OUT/all.tgz + $OUT/summary.log (+ any $R/perf-baseline-*.json a
+#                             rebaseline wrote, so it can be committed as is)
 #   el                        seconds since t0
 #   variant NAME FLAGS PATCHES TARGETS...   a copy of the tree in /tmp/NAME-src with the comma list of
 #                             docs/experiments patches applied (none: none), built in /tmp/NAME with
@@ -8,7 +9,7 @@
 #   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary
 #   gt NAME BINARY FILTER [ENV]  a gtest binary under a filter (and one VAR=value), its verdict line
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log; X=docs/experiments
-pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; }
+pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
 el() { echo "$(( $(date +%s) - t0 )) s"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
 deps=/tmp/ixo-deps; mkdir -p $deps; for f in .deps/*.deb; do dpkg -x "$f" $deps; done

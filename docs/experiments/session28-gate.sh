@@ -10,7 +10,6 @@
 #   PERF_COMMIT=<sha> bash docs/experiments/session28-gate.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=14; source docs/experiments/lease-lib.sh  # R s t0 X deps pack el variant gt
-pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
 STAGES="build test python perfgate" JOBS=14 PERF_COMMIT="${PERF_COMMIT:-session28}" bash ci/gpu-check.sh "$R" > $R/gate.out 2>&1
 echo "gate rc=$? ($(el))" >> $s; pack
 if [[ -s $R/perfgate-step.json && -s $R/perfgate-latency.json ]]; then
