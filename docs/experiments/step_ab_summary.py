@@ -27,6 +27,9 @@ def parse(lines):
             if variant not in order:
                 order.append(variant)
             continue
+        if " rc=" in line:  # another stage's verdict line (gate X1, latency X1, build ...): its rows are not a step run's
+            variant = None
+            continue
         m = ROW.match(line)
         if m and variant:
             table[(m.group(1), m.group(2))][variant].append(tuple(float(m.group(i)) for i in (4, 5, 6)))
