@@ -10,7 +10,9 @@
 # Logs go to $1, else $OUT, else ./gpu-check-out.
 #   STAGES="build test python bench perfgate sanitize" (default all; python: ctest -L python, incl. the
 #   torch/CUDA tests, with the machine's python3 - IXO_PYTHON overrides it), ARCH=90a, JOBS=$(nproc), REPS=50,
-#   TARGETS="ixo" (build stage: only these targets instead of everything),
+#   TARGETS="ixo" (build stage: only these targets instead of everything), BUILD_DIR (the bench, perfgate and
+#   sanitize stages' binaries from another build, e.g. an experiment's variant; build/test/python use the preset's),
+#   REBASELINE=1|pass (perfgate: see there),
 #   GPU_SLOTS=4 (GPU tests sharing one GPU at a time; ctest spreads them over every GPU through
 #   the resource spec of ci/gpu-resources.sh), SAN_FILTER (gtest filter of test_kernels_cpu in the sanitizer stage)
 # Prepare .deps here (machine with apt): mkdir -p .deps && cd .deps && apt-get download \
@@ -24,8 +26,11 @@ STAGES="${STAGES:-build test python bench perfgate sanitize}"
 ARCH="${ARCH:-90a}"
 JOBS="${JOBS:-$(nproc)}"
 REPS="${REPS:-50}"
+REBASELINE="${REBASELINE:-0}"
+case $REBASELINE in 0 | 1 | pass) ;; *) echo "gpu-check: bad input: REBASELINE=$REBASELINE (0, 1 or pass)" >&2; exit 2 ;; esac
 deps=/tmp/ixo-deps
-B="$root/build"   # the default preset's binaryDir
+P="$root/build"              # the default preset's binaryDir
+B="${BUILD_DIR:-$P}"         # where the bench, perfgate and sanitize stages find their binaries
 status=0
 note() { echo "== $*" | tee -a "$out/summary.log"; }
 has() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -39,9 +44,9 @@ if has build; then
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
   # A cache from a configure that ran without .deps found the machine's own GTest (another version
   # than the .deps headers: link errors in RecordProperty); start that cache afresh.
-  if ls "$root"/.deps/libgtest-dev_*.deb >/dev/null 2>&1 && [[ -f "$B/CMakeCache.txt" ]] &&
-     ! grep -q "^GTest_DIR:PATH=$deps" "$B/CMakeCache.txt"; then
-    note "configure: $B/CMakeCache.txt has GTest outside $deps: removed"; rm -f "$B/CMakeCache.txt"
+  if ls "$root"/.deps/libgtest-dev_*.deb >/dev/null 2>&1 && [[ -f "$P/CMakeCache.txt" ]] &&
+     ! grep -q "^GTest_DIR:PATH=$deps" "$P/CMakeCache.txt"; then
+    note "configure: $P/CMakeCache.txt has GTest outside $deps: removed"; rm -f "$P/CMakeCache.txt"
   fi
   cmake --preset default "${gen[@]}" -DIXO_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
@@ -87,7 +92,8 @@ if has perfgate; then
   # h200, h100): rc 0 pass, 1 slower (weighted ratio < 0.99 or a case > 5 % slower), 2 bad input (no
   # baseline for this card yet, a case without a baseline, a noisy case, another device). About 2
   # minutes. REBASELINE=1 writes the card's baseline from this run instead (after a deliberate change;
-  # a copy lands in the log dir: commit it under bench/gpu/ with its name); PERF_COMMIT names the
+  # a copy lands in the log dir: commit it under bench/gpu/ with its name); REBASELINE=pass compares
+  # and, on a pass, writes it from the same runs (one benchmark run for both); PERF_COMMIT names the
   # commit measured where the tree has no .git.
   py=/usr/bin/python3; [[ -x $py ]] || py=python3
   "$B/bench/gpu/bench_gpu_index_step" --gate --out "$out/perfgate-step.md" --json "$out/perfgate-step.json" > "$out/perfgate-step.log" 2>&1
@@ -97,16 +103,17 @@ if has perfgate; then
   note "perfgate benchmarks: bench_gpu_index_step --gate rc=$rc_step, bench_gpu_latency --gate rc=$rc_latency"
   gate=("$py" "$root/ci/gpu-perf-gate.py")
   [[ -n ${PERF_BASELINE:-} ]] && gate+=(--baseline "$PERF_BASELINE")
-  if [[ ${REBASELINE:-0} == 1 ]]; then
+  if [[ $REBASELINE != 0 ]]; then
     # The file the rebaseline writes (the card's, or PERF_BASELINE): a copy lands in the log dir.
     baseline=$("${gate[@]}" --print-baseline "$out/perfgate-step.json" "$out/perfgate-latency.json")
-    gate+=(--rebaseline)
+    [[ $REBASELINE == 1 ]] && gate+=(--rebaseline) || gate+=(--rebaseline-if-pass)
   fi
   [[ -n ${PERF_COMMIT:-} ]] && gate+=(--commit "$PERF_COMMIT")  # the commit a copy without .git was made from
   "${gate[@]}" "$out/perfgate-step.json" "$out/perfgate-latency.json" > "$out/perfgate.log" 2>&1
   rc=$?
-  [[ ${REBASELINE:-0} == 1 && $rc == 0 && -n ${baseline:-} ]] && cp "$baseline" "$out/"
-  note "perf gate${REBASELINE:+ (REBASELINE=$REBASELINE)} rc=$rc: $(tail -1 "$out/perfgate.log")"
+  # rc 0: the baseline was written (REBASELINE=pass writes none on a fail or bad input)
+  [[ $REBASELINE != 0 && $rc == 0 && -n ${baseline:-} ]] && cp "$baseline" "$out/"
+  note "perf gate$([[ $REBASELINE == 0 ]] || echo " (REBASELINE=$REBASELINE)") rc=$rc: $(tail -1 "$out/perfgate.log")"
   cat "$out/perfgate.log"
   [[ $rc == 0 && $rc_step == 0 && $rc_latency == 0 ]] || status=1
 fi

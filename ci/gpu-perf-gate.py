@@ -5,6 +5,8 @@ Compare (exit 0 pass, 1 fail, 2 bad input):
     ci/gpu-perf-gate.py [--baseline FILE] [--allow-noisy] RUN.json [RUN.json ...]
 Re-baseline after a deliberate change (writes FILE from the runs, on the baseline's machine):
     ci/gpu-perf-gate.py --rebaseline [--baseline FILE] [--commit C] [--driver D] [--date T] RUN.json ...
+Compare, and on a pass re-baseline from the same runs (one set of benchmark runs for both; exit as compare):
+    ci/gpu-perf-gate.py --rebaseline-if-pass [--baseline FILE] [--commit C] [--driver D] [--date T] RUN.json ...
 The baseline FILE the runs select (and exit 0):
     ci/gpu-perf-gate.py --print-baseline RUN.json ...
 
@@ -306,10 +308,12 @@ def main(argv=None):
     ap.add_argument("--baseline", help="the baseline JSON (default: bench/gpu/perf-baseline-<model>.json of the runs' device)")
     ap.add_argument("--print-baseline", action="store_true", help="print the baseline path the runs select, and exit")
     ap.add_argument("--rebaseline", action="store_true", help="write the baseline from the runs instead of comparing")
+    ap.add_argument("--rebaseline-if-pass", action="store_true",
+                    help="compare; on a pass (exit 0) also write the baseline from the same runs")
     ap.add_argument("--allow-noisy", action="store_true", help="judge (or store) cases whose CV stayed above 3 %%")
-    ap.add_argument("--commit", help="--rebaseline: the commit measured (default: git rev-parse HEAD, -dirty if so)")
-    ap.add_argument("--driver", help="--rebaseline: the NVIDIA driver version (default: nvidia-smi's)")
-    ap.add_argument("--date", help="--rebaseline: the date (default: now, UTC)")
+    ap.add_argument("--commit", help="--rebaseline(-if-pass): the commit measured (default: git rev-parse HEAD, -dirty if so)")
+    ap.add_argument("--driver", help="--rebaseline(-if-pass): the NVIDIA driver version (default: nvidia-smi's)")
+    ap.add_argument("--date", help="--rebaseline(-if-pass): the date (default: now, UTC)")
     args = ap.parse_args(argv)
     try:
         runs = [read_run(p) for p in args.runs]
@@ -323,6 +327,10 @@ def main(argv=None):
                 raise bad(baseline, "-", None, f"missing file: no baseline for {runs[0]['device']!r} yet; make one on "
                           f"that machine with: {REBASELINE_HELP}")
             code, lines = compare(read_baseline(baseline), runs, args.allow_noisy)
+            if args.rebaseline_if_pass:
+                # before the verdict line, which stays the last
+                lines[-1:-1] = rebaseline(baseline, runs, args) if code == 0 else [
+                    f"not re-baselined: the runs did not pass; {baseline} is unchanged"]
     except BadInput as e:
         for line in e.lines:
             print(f"perf gate: bad input: {line}", file=sys.stderr)

@@ -281,3 +281,43 @@ def test_rebaseline_refuses_noisy_runs(tmp_path):
                         run], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2, p.stdout + p.stderr
     assert not target.exists()
+
+
+def rebaseline_if_pass(tmp_path, baseline_cases, step_cases):
+    """--rebaseline-if-pass on a baseline file and two runs; returns the process, the file and its text before."""
+    target = tmp_path / "baseline.json"
+    write(target, json.dumps(baseline_json(baseline_cases), indent=2))
+    before = target.read_text()
+    step = write(tmp_path / "step.json", run_json(step_cases))
+    latency = write(tmp_path / "lat.json", run_json(LATENCY, "bench_gpu_latency"))
+    p = run_gate("--rebaseline-if-pass", "--baseline", str(target), "--commit", "c0ffee", "--driver", "580.95.05",
+                 "--date", "2026-12-05T12:00:00Z", step, latency)
+    return p, target, before
+
+
+def test_rebaseline_if_pass_rewrites_the_baseline_from_the_same_runs_on_a_pass(tmp_path):
+    faster = scaled(STEP, 0.9)
+    p, target, before = rebaseline_if_pass(tmp_path, ALL, faster)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"wrote 8 cases to {target}" in p.stdout
+    assert p.stdout.strip().splitlines()[-1].startswith("perf gate: PASS"), p.stdout
+    base = json.load(open(target))
+    assert {n: c["us"] for n, c in base["cases"].items()} == {**faster, **LATENCY}
+    assert (base["commit"], base["date"]) == ("c0ffee", "2026-12-05T12:00:00Z")
+
+
+@pytest.mark.parametrize("factor", [1.06, 1.015])
+def test_rebaseline_if_pass_leaves_the_baseline_alone_when_the_runs_fail(tmp_path, factor):
+    slower = scaled(STEP, factor, HEAVIEST if factor > 1.05 else None)
+    p, target, before = rebaseline_if_pass(tmp_path, ALL, slower)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "not re-baselined" in p.stdout and "wrote" not in p.stdout
+    assert p.stdout.strip().splitlines()[-1].startswith("perf gate: FAIL"), p.stdout
+    assert target.read_text() == before
+
+
+def test_rebaseline_if_pass_leaves_the_baseline_alone_on_bad_input(tmp_path):
+    p, target, before = rebaseline_if_pass(tmp_path, STEP, STEP)  # the latency run's cases have no baseline
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "no baseline for case" in p.stderr
+    assert target.read_text() == before

@@ -33,12 +33,9 @@ mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --r
   /usr/bin/env python3 $root/$X/cta_timeline_summary.py cta-timeline-*.csv > $R/tl/summary.txt 2>&1
   grep -E '^==|first K|plan' $R/tl/summary.txt | head -24 >> $s); pack
 if [[ ${H200_GATE:-1} == 1 ]] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  /tmp/A/bench/gpu/bench_gpu_index_step --gate --out $R/perfgate-step.md --json $R/perfgate-step.json > $R/perfgate-step.log 2>&1
-  /tmp/A/bench/gpu/bench_gpu_latency --gate --out $R/perfgate-latency.md --json $R/perfgate-latency.json > $R/perfgate-latency.log 2>&1
-  /usr/bin/python3 ci/gpu-perf-gate.py $R/perfgate-step.json $R/perfgate-latency.json > $R/perfgate.log 2>&1
-  echo "perf gate (H200 baseline) rc=$? $(tail -1 $R/perfgate.log) ($(el))" >> $s; tail -4 $R/perfgate.log >> $s
-  base=$(/usr/bin/python3 ci/gpu-perf-gate.py --print-baseline $R/perfgate-step.json $R/perfgate-latency.json)
-  /usr/bin/python3 ci/gpu-perf-gate.py --rebaseline --commit "${PERF_COMMIT:-session28}" \
-    $R/perfgate-step.json $R/perfgate-latency.json > $R/rebaseline.log 2>&1
-  echo "rebaseline rc=$? $(tail -1 $R/rebaseline.log) ($(el))" >> $s; cp "$base" $R/ 2>/dev/null; pack
+  # ci/gpu-check.sh's perfgate stage on A: compare with the H200 baseline, on a pass re-write it from the same runs
+  STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass PERF_COMMIT="${PERF_COMMIT:-session29}" \
+    bash ci/gpu-check.sh $R/perfgate > $R/perfgate.log 2>&1
+  echo "perf gate (H200 baseline, REBASELINE=pass) rc=$? ($(el))" >> $s; grep -E '^==|^perf gate|wrote|not re' $R/perfgate.log >> $s
+  cp $R/perfgate/perf-baseline-*.json $R/ 2>/dev/null; pack
 fi
