@@ -7,25 +7,28 @@
 #      Predicted: the tail shorter, the spills slower: +2..+5 % (a loss) unless the tail wins.
 #   F4 row 47: fp8 ring 4 stages (-DIXO_MMA_STAGES_FP8=4; 3 CTAs x 64 KB): 192 KB in flight a SM instead of 96.
 #      Row 21 (3 stages) was level. Predicted: level to -2 % on the e4m3fn steps.
+#   E  row 48 (session 29): K's cp.async with an L2 evict-first policy (-DIXO_CP_ASYNC_EVICT_FIRST=1, a flag only).
+#      Predicted: packed level to -1 %; per-row (CTAs of one request re-read K from L2) level to +3 %.
 # Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; a CTA timeline of the tree (cta-timeline.patch). On an H200 also the perf gate of A (the tree)
 # against bench/gpu/perf-baseline-h200.json and that baseline re-written from the same runs ($OUT).
 #   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part.
 cd "$(dirname "$0")/../.."
-root=$PWD; VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gt
+root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gt
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T ) &
 ( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch bench_gpu_index_step ) &
 ( variant F4 "-DIXO_MMA_STAGES_FP8=4" none bench_gpu_index_step ) &
 ( variant T "-DIXO_CTA_TIMELINE" cta-timeline.patch bench_gpu_index_step ) &
+( variant E "-DIXO_CP_ASYNC_EVICT_FIRST=1" none bench_gpu_index_step ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 gstep() {  # the gate's protocol on the 16 x 131072 shapes
   $2/bench/gpu/bench_gpu_index_step --gate --quick --json $R/gate-$1.json > $R/gate-$1.log 2>&1
   echo "gate $1 rc=$? ($(el))" >> $s; grep -E ' us, packed ' $R/gate-$1.log >> $s
 }
-for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4; do step $v$r /tmp/$v; done; done; pack
-for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4; do gstep $v$r /tmp/$v; done; done; pack
+for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4 E; do step $v$r /tmp/$v; done; done; pack
+for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4 E; do gstep $v$r /tmp/$v; done; done; pack
 # The CTA timeline of the tree (T = A + stamps): where the e4m3fn one-wave start goes now that row 45 removed the
 # decode table (session 17: start -> plan + q 5.4 us e4m3fn, 3.6 bf16; start -> first K 7.7 us both).
 mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > $R/tl/bench.log 2>&1

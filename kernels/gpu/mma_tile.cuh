@@ -35,12 +35,24 @@ namespace ixo::gpu::detail {
 // (docs/performance.md "Session 16"): 128 took the packed bf16 score kernel 160.8 -> 146.0 us
 // (16 x 131072) and 1134.6 -> 1006.5 (32 x 524288), e4m3fn -3 / -4 %, CP per-row bf16 -7 / -8 %;
 // 256 was faster than none for packed but 8 % slower per-row.
+// IXO_CP_ASYNC_EVICT_FIRST=1 (experiment row 48, default 0) adds an L2 evict-first cache policy
+// to the 128B form: K is streamed, read once a step by the packed kernels (AITER's gain came from
+// non-temporal K loads, performance-anchors.md); per-row CTAs of one request re-read it from L2.
 #ifndef IXO_CP_ASYNC_L2_PREFETCH
 #define IXO_CP_ASYNC_L2_PREFETCH 128
 #endif
+#ifndef IXO_CP_ASYNC_EVICT_FIRST
+#define IXO_CP_ASYNC_EVICT_FIRST 0
+#endif
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-#if IXO_CP_ASYNC_L2_PREFETCH == 256
+#if IXO_CP_ASYNC_EVICT_FIRST && IXO_CP_ASYNC_L2_PREFETCH == 128
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2, %3;\n" ::"r"(sa), "l"(gmem),
+               "r"(src_bytes), "l"(policy)
+               : "memory");
+#elif IXO_CP_ASYNC_L2_PREFETCH == 256
   asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes)
                : "memory");
 #elif IXO_CP_ASYNC_L2_PREFETCH == 128
