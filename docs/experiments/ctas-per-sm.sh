@@ -10,7 +10,8 @@
 #   E  row 48 (session 29): K's cp.async with an L2 evict-first policy (-DIXO_CP_ASYNC_EVICT_FIRST=1, a flag only).
 #      Predicted: packed level to -1 %; per-row (CTAs of one request re-read K from L2) level to +3 %.
 # Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; a CTA timeline of the tree (cta-timeline.patch). On an H200 also the perf gate of A (the tree)
-# against bench/gpu/perf-baseline-h200.json and that baseline re-written from the same runs ($OUT).
+# against bench/gpu/perf-baseline-h200.json and, on a pass, that baseline re-written from the same runs
+# (ci/gpu-check.sh STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass; the file lands in $OUT).
 #   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part.
 cd "$(dirname "$0")/../.."
