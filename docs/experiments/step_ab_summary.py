@@ -3,7 +3,7 @@
 
 Each `step <run> rc=...` line is followed by bench_gpu_index_step's stderr lines
 `<shape> <kdt>: rows R us, packed P us (score S, topk T)`; runs are named variant + repeat
-(A1, B1, BP2, ...). Prints, per shape and K type, each variant's packed step / score / top-k as
+(A1, B1, BP2, B31 = B3 run 1; one digit of repeat). Prints, per shape and K type, each variant's packed step / score / top-k as
 min..max over its repeats, and the packed step's change against variant A (mean of repeats).
 
     /usr/bin/python3 docs/experiments/step_ab_summary.py summary.log
@@ -13,7 +13,7 @@ import re
 import sys
 from collections import defaultdict
 
-STEP = re.compile(r"^step (\S+?)(\d*) rc=")
+STEP = re.compile(r"^step (\S+?)(\d?) rc=")  # variant + one repeat digit (B3 + 1 = B31)
 ROW = re.compile(r"^\s*(.+?) (\S+): rows ([\d.]+) us, packed ([\d.]+) us \(score ([\d.]+), topk ([\d.]+)\)")
 
 
