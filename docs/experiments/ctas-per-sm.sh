@@ -15,7 +15,7 @@
 #   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part.
 cd "$(dirname "$0")/../.."
-root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gt
+root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep gt
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T ) &
 ( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch bench_gpu_index_step ) &
@@ -24,10 +24,6 @@ T="bench_gpu_index_step bench_gpu_latency"
 ( variant E "-DIXO_CP_ASYNC_EVICT_FIRST=1" none bench_gpu_index_step ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
-gstep() {  # the gate's protocol on the 16 x 131072 shapes
-  $2/bench/gpu/bench_gpu_index_step --gate --quick --json $R/gate-$1.json > $R/gate-$1.log 2>&1
-  echo "gate $1 rc=$? ($(el))" >> $s; grep -E ' us, packed ' $R/gate-$1.log >> $s
-}
 for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4 E; do step $v$r /tmp/$v; done; done; pack
 for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4 E; do gstep $v$r /tmp/$v; done; done; pack
 # The CTA timeline of the tree (T = A + stamps): where the e4m3fn one-wave start goes now that row 45 removed the

@@ -11,7 +11,7 @@
 # suite A P L PL A PL; PL's GPU tests.
 #   bash docs/experiments/start-trim.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gt
+VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gstep gt
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T ) &
 ( variant P "-DIXO_PLAN_LOADS_FIRST=1" plan-loads-first.patch $T ) &
@@ -22,10 +22,6 @@ export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 ( cmake --build /tmp/PL -j6 --target test_conformance_cuda test_cp_gpu > $R/build-PL-test.log 2>&1
   cmake --build /tmp/A -j6 --target test_gpu >> $R/build-PL-test.log 2>&1
   echo "build PL tests + A test_gpu rc=$? ($(el))" >> $s ) &
-gstep() {  # the gate's protocol on the 16 x 131072 shapes
-  $2/bench/gpu/bench_gpu_index_step --gate --quick --json $R/gate-$1.json > $R/gate-$1.log 2>&1
-  echo "gate $1 rc=$? ($(el))" >> $s; grep -E ' us, packed ' $R/gate-$1.log >> $s
-}
 for r in 1 2 3; do for v in A P L PL; do step $v$r /tmp/$v; done; done; pack
 for r in 1 2; do for v in A P L PL; do gstep $v$r /tmp/$v; done; done; pack
 for v in A P L PL A PL; do

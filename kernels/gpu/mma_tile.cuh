@@ -44,6 +44,9 @@ namespace ixo::gpu::detail {
 #ifndef IXO_CP_ASYNC_EVICT_FIRST
 #define IXO_CP_ASYNC_EVICT_FIRST 0
 #endif
+#if IXO_CP_ASYNC_EVICT_FIRST && IXO_CP_ASYNC_L2_PREFETCH != 128
+#error "IXO_CP_ASYNC_EVICT_FIRST is built for the .L2::128B form only (IXO_CP_ASYNC_L2_PREFETCH 128)"
+#endif
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
 #if IXO_CP_ASYNC_EVICT_FIRST && IXO_CP_ASYNC_L2_PREFETCH == 128
