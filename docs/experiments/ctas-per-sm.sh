@@ -9,7 +9,9 @@
 #      Row 21 (3 stages) was level. Predicted: level to -2 % on the e4m3fn steps.
 #   E  row 48 (session 29): K's cp.async with an L2 evict-first policy (-DIXO_CP_ASYNC_EVICT_FIRST=1, a flag only).
 #      Predicted: packed level to -1 %; per-row (CTAs of one request re-read K from L2) level to +3 %.
-# Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; a CTA timeline of the tree (cta-timeline.patch). On an H200 also the perf gate of A (the tree)
+# Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; the latency suite A B3 F4 E A (latency_ab.py
+# tables A vs each); the CP bench A F4 E A F4 E (F4's ring depth and E's cp.async policy are the CP kernel's too, so
+# an adoption needs it); a CTA timeline of the tree (cta-timeline.patch). On an H200 also the perf gate of A (the tree)
 # against bench/gpu/perf-baseline-h200.json and, on a pass, that baseline re-written from the same runs
 # (ci/gpu-check.sh STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass; the file lands in $OUT).
 #   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
@@ -17,15 +19,30 @@
 cd "$(dirname "$0")/../.."
 root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep gt
 T="bench_gpu_index_step bench_gpu_latency"
-( variant A "" none $T ) &
-( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch bench_gpu_index_step ) &
-( variant F4 "-DIXO_MMA_STAGES_FP8=4" none bench_gpu_index_step ) &
+( variant A "" none $T bench_gpu_cp ) &
+( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch $T ) &
+( variant F4 "-DIXO_MMA_STAGES_FP8=4" none $T bench_gpu_cp ) &
 ( variant T "-DIXO_CTA_TIMELINE" cta-timeline.patch bench_gpu_index_step ) &
-( variant E "-DIXO_CP_ASYNC_EVICT_FIRST=1" none bench_gpu_index_step ) &
+( variant E "-DIXO_CP_ASYNC_EVICT_FIRST=1" none $T bench_gpu_cp ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4 E; do step $v$r /tmp/$v; done; done; pack
 for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4 E; do gstep $v$r /tmp/$v; done; done; pack
+for v in A B3 F4 E A; do
+  n=$(ls $R/lat-$v?.md 2>/dev/null | wc -l); n=$((n + 1))
+  if [[ -x /tmp/$v/bench/gpu/bench_gpu_latency ]]; then
+    /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v$n.md > $R/lat-$v$n.log 2>&1; echo "latency $v$n rc=$? ($(el))" >> $s
+  else echo "latency $v$n: no binary" >> $s; fi
+done
+for v in B3 F4 E; do
+  echo "== latency A vs $v" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-${v}1.md >> $s 2>&1
+done; pack
+for r in 1 2; do for v in A F4 E; do
+  if [[ -x /tmp/$v/bench/gpu/bench_gpu_cp ]]; then
+    /tmp/$v/bench/gpu/bench_gpu_cp --out $R/cp-$v$r.md > $R/cp-$v$r.log 2>&1; echo "cp $v$r rc=$? ($(el))" >> $s
+    grep -E '^\|' $R/cp-$v$r.md | tail -n +3 >> $s
+  else echo "cp $v$r: no binary" >> $s; fi
+done; done; pack
 # The CTA timeline of the tree (T = A + stamps): where the e4m3fn one-wave start goes now that row 45 removed the
 # decode table (session 17: start -> plan + q 5.4 us e4m3fn, 3.6 bf16; start -> first K 7.7 us both).
 mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > $R/tl/bench.log 2>&1
