@@ -9,8 +9,13 @@
 #      Row 21 (3 stages) was level. Predicted: level to -2 % on the e4m3fn steps.
 #   E  row 48 (session 29): K's cp.async with an L2 evict-first policy (-DIXO_CP_ASYNC_EVICT_FIRST=1, a flag only).
 #      Predicted: packed level to -1 %; per-row (CTAs of one request re-read K from L2) level to +3 %.
-# Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; the latency suite A B3 F4 E A (latency_ab.py
-# tables A vs each); the CP bench A F4 E A F4 E (F4's ring depth and E's cp.async policy are the CP kernel's too, so
+#   Q  row 49 (session 30): fp8's f16-path decision (it reads q's fragments, so the warp waits for q there) after
+#      the ring's first K copies and the entries ahead are issued, not before (-DIXO_Q_F16_AFTER_START=1, a flag):
+#      q's load overlaps the entries' instead of preceding them. Only the e4m3fn / e5m2 kernels change (PTX).
+#      Predicted: e4m3fn steps -0.5..-1.5 us (one of the start chain's round trips: latency suite e4m3fn 1K-4K
+#      -5..-15 %, 16 x 131072 packed -0.5..-1.5 %), CP e4m3fn the same, bf16 level (byte-identical PTX).
+# Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; the latency suite A Q B3 F4 E A Q (latency_ab.py
+# tables A vs each); the CP bench A F4 E Q x2 (F4's ring depth and E's cp.async policy are the CP kernel's too, so
 # an adoption needs it); a CTA timeline of the tree (cta-timeline.patch). On an H200 also the perf gate of A (the tree)
 # against bench/gpu/perf-baseline-h200.json and, on a pass, that baseline re-written from the same runs
 # (ci/gpu-check.sh STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass; the file lands in $OUT).
@@ -24,25 +29,32 @@ T="bench_gpu_index_step bench_gpu_latency"
 ( variant F4 "-DIXO_MMA_STAGES_FP8=4" none $T bench_gpu_cp ) &
 ( variant T "-DIXO_CTA_TIMELINE" cta-timeline.patch bench_gpu_index_step ) &
 ( variant E "-DIXO_CP_ASYNC_EVICT_FIRST=1" none $T bench_gpu_cp ) &
+( variant Q "-DIXO_Q_F16_AFTER_START=1" none $T bench_gpu_cp ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
-for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4 E; do step $v$r /tmp/$v; done; done; pack
-for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4 E; do gstep $v$r /tmp/$v; done; done; pack
-for v in A B3 F4 E A; do
+( cmake --build /tmp/Q -j4 --target test_gpu test_conformance_cuda test_cp_gpu > $R/build-Q-tests.log 2>&1
+  echo "build Q tests rc=$? ($(el))" >> $s ) &  # its GPU tests at the end (the scores' bits must not change)
+for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4 E Q; do step $v$r /tmp/$v; done; done; pack
+for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4 E Q; do gstep $v$r /tmp/$v; done; done; pack
+for v in A Q B3 F4 E A Q; do
   n=$(ls $R/lat-$v?.md 2>/dev/null | wc -l); n=$((n + 1))
   if [[ -x /tmp/$v/bench/gpu/bench_gpu_latency ]]; then
     /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v$n.md > $R/lat-$v$n.log 2>&1; echo "latency $v$n rc=$? ($(el))" >> $s
   else echo "latency $v$n: no binary" >> $s; fi
 done
-for v in B3 F4 E; do
-  echo "== latency A vs $v" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-${v}1.md >> $s 2>&1
+for v in B3 F4 E Q; do
+  echo "== latency A vs $v" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-${v}1.md$([[ $v == Q ]] && echo ,$R/lat-Q2.md) >> $s 2>&1
 done; pack
-for r in 1 2; do for v in A F4 E; do
+for r in 1 2; do for v in A F4 E Q; do
   if [[ -x /tmp/$v/bench/gpu/bench_gpu_cp ]]; then
     /tmp/$v/bench/gpu/bench_gpu_cp --out $R/cp-$v$r.md > $R/cp-$v$r.log 2>&1; echo "cp $v$r rc=$? ($(el))" >> $s
     grep -E '^\|' $R/cp-$v$r.md | tail -n +3 >> $s
   else echo "cp $v$r: no binary" >> $s; fi
 done; done; pack
+wait
+gt test_gpu-Q /tmp/Q/tests/gpu/test_gpu '*'
+gt conformance-Q /tmp/Q/tests/conformance/test_conformance_cuda '*'
+gt test_cp_gpu-Q /tmp/Q/tests/cp/test_cp_gpu '*'; pack
 # The CTA timeline of the tree (T = A + stamps): where the e4m3fn one-wave start goes now that row 45 removed the
 # decode table (session 17: start -> plan + q 5.4 us e4m3fn, 3.6 bf16; start -> first K 7.7 us both).
 mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > $R/tl/bench.log 2>&1

@@ -145,7 +145,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // The decode table (built with p.mutant) instead of the hardware / integer widening when
   // it holds a mutant's decode.
   const bool use_lut = cm::fp8_decode_mutated(p.mutant);
+#if !IXO_Q_F16_AFTER_START
   const bool q_f16 = tile_takes_f16_path<D, KC>(qa, use_lut);  // fp8 K: the f16 path (mma_tile.cuh)
+#endif
 
   // First token of the sub-tile at cursor c, its offset in its block, and its remainder
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
@@ -207,6 +209,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     r2t_ahead[i] = load_r2t(ahd);
     ahd.next(nsub);
   }
+#if IXO_Q_F16_AFTER_START
+  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, use_lut);  // after the start's loads (mma_tile.cuh)
+#endif
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);

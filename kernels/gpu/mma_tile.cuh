@@ -153,7 +153,14 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4],
 
 // Whether this tile's sub-tiles take the f16 path (converting q's fragments to f16 if so):
 // e4m3fn / e5m2 K with the hardware conversion, no mutant's decode table, and every q element
-// exact in f16.
+// exact in f16. It reads q's fragments, so the warp waits for their loads where it is called.
+// IXO_Q_F16_AFTER_START=1 (experiment row 49, default 0): the score kernels decide it after the
+// ring's first K copies and the req_to_token entries ahead are issued, not before them, so q's
+// load overlaps the entries' instead of preceding them in the start chain (fp8 K only: bf16
+// never reads q here).
+#ifndef IXO_Q_F16_AFTER_START
+#define IXO_Q_F16_AFTER_START 0
+#endif
 template <int D, int KC>
 __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][4], bool use_lut) {
   if constexpr (kF16PathFor<KC>) return !use_lut && q_fragments_to_f16<D>(qa);
