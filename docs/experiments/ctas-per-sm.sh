@@ -20,7 +20,8 @@
 # against bench/gpu/perf-baseline-h200.json and, on a pass, that baseline re-written from the same runs
 # (ci/gpu-check.sh STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass; the file lands in $OUT).
 #   bash docs/experiments/ctas-per-sm.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
-#   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part.
+#   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part, LATENCY=0 the
+#   latency suite, CP=0 the CP bench (a short call: STEP_RUNS=2 GATE_RUNS=1 LATENCY=0 CP=0 H200_GATE=0).
 cd "$(dirname "$0")/../.."
 root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep gt
 T="bench_gpu_index_step bench_gpu_latency"
@@ -36,16 +37,16 @@ export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
   echo "build Q tests rc=$? ($(el))" >> $s ) &  # its GPU tests at the end (the scores' bits must not change)
 for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4 E Q; do step $v$r /tmp/$v; done; done; pack
 for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4 E Q; do gstep $v$r /tmp/$v; done; done; pack
-for v in A Q B3 F4 E A Q; do
+for v in $([[ ${LATENCY:-1} == 1 ]] && echo A Q B3 F4 E A Q); do
   n=$(ls $R/lat-$v?.md 2>/dev/null | wc -l); n=$((n + 1))
   if [[ -x /tmp/$v/bench/gpu/bench_gpu_latency ]]; then
     /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v$n.md > $R/lat-$v$n.log 2>&1; echo "latency $v$n rc=$? ($(el))" >> $s
   else echo "latency $v$n: no binary" >> $s; fi
 done
-for v in B3 F4 E Q; do
+for v in $([[ ${LATENCY:-1} == 1 ]] && echo B3 F4 E Q); do
   echo "== latency A vs $v" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-${v}1.md$([[ $v == Q ]] && echo ,$R/lat-Q2.md) >> $s 2>&1
 done; pack
-for r in 1 2; do for v in A F4 E Q; do
+for r in $([[ ${CP:-1} == 1 ]] && echo 1 2); do for v in A F4 E Q; do
   if [[ -x /tmp/$v/bench/gpu/bench_gpu_cp ]]; then
     /tmp/$v/bench/gpu/bench_gpu_cp --out $R/cp-$v$r.md > $R/cp-$v$r.log 2>&1; echo "cp $v$r rc=$? ($(el))" >> $s
     grep -E '^\|' $R/cp-$v$r.md | tail -n +3 >> $s
