@@ -14,6 +14,8 @@
 #      q's load overlaps the entries' instead of preceding them. Only the e4m3fn / e5m2 kernels change (PTX).
 #      Predicted: e4m3fn steps -0.5..-1.5 us (one of the start chain's round trips: latency suite e4m3fn 1K-4K
 #      -5..-15 %, 16 x 131072 packed -0.5..-1.5 %), CP e4m3fn the same, bf16 level (byte-identical PTX).
+# Ran once, session 30 (H100, at 2157d62; data/s30-ctas-per-sm-h100.log): B3, F4 lost; E and Q adopted (E for the
+# packed kernels only: IXO_PACKED_K_EVICT_FIRST; Q unconditionally, its flag removed), so variant Q is the tree now.
 # Step bench x3 and the gate protocol (--gate --quick) x2 interleaved; the latency suite A Q B3 F4 E A Q (latency_ab.py
 # tables A vs each); the CP bench A F4 E Q x2 (F4's ring depth and E's cp.async policy are the CP kernel's too, so
 # an adoption needs it); a CTA timeline of the tree (cta-timeline.patch). On an H200 also the perf gate of A (the tree)

@@ -186,9 +186,6 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
       m1.used ? reinterpret_cast<const std::uint32_t*>(p.qg + (static_cast<std::int64_t>(m1.head) * p.R + m1.row) * D)
               : nullptr,
       tig);
-#if !IXO_Q_F16_AFTER_START
-  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, false);  // fp8 K: the f16 path (mma_tile.cuh)
-#endif
 
   const bool lse = p.score_lse != 0;
   const int nsub = (p.block_size + 31) / 32;
@@ -233,9 +230,7 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   cur.seek(0, nsub);
   iss = cur;
   ring_start_entries<D, KC>(iss, ahd, ents, nsub, total, lane, r2t_row, lane_token, issue_direct);
-#if IXO_Q_F16_AFTER_START
-  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, false);  // after the start's loads (mma_tile.cuh)
-#endif
+  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, false);  // fp8 K: the f16 path, after the start's loads
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);

@@ -78,8 +78,9 @@ constexpr int kSlotAhead = cm::kSlotAhead;         // req_to_token entries loade
 
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
 // K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
-// table row sid). lut: the fp8 decode table.
-template <int D, int KC>
+// table row sid). lut: the fp8 decode table. kStreamK: K's copies with the L2 evict-first policy
+// (the packed plan's tiles, each K row read once a step: mma_tile.cuh cp_async16).
+template <int D, int KC, bool kStreamK = false>
 __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack,
                                                const cm::GroupPlan& g, int c, int kvh, const std::uint16_t* lut) {
   constexpr bool kFp8 = KC != cm::kBf16;
@@ -145,9 +146,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // The decode table (built with p.mutant) instead of the hardware / integer widening when
   // it holds a mutant's decode.
   const bool use_lut = cm::fp8_decode_mutated(p.mutant);
-#if !IXO_Q_F16_AFTER_START
-  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, use_lut);  // fp8 K: the f16 path (mma_tile.cuh)
-#endif
 
   // First token of the sub-tile at cursor c, its offset in its block, and its remainder
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
@@ -193,7 +191,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int64_t my_slot) {
-    ring_issue<D, KC>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
+    ring_issue<D, KC, kStreamK>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
   };
 
   // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the
@@ -209,9 +207,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     r2t_ahead[i] = load_r2t(ahd);
     ahd.next(nsub);
   }
-#if IXO_Q_F16_AFTER_START
-  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, use_lut);  // after the start's loads (mma_tile.cuh)
-#endif
+  const bool q_f16 = tile_takes_f16_path<D, KC>(qa, use_lut);  // fp8 K: the f16 path, after the start's loads
   uint4 kfrag[4][kNL];
   BlockState st0, st1;
   state_reset(st0);
@@ -273,6 +269,10 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   }
 }
 
+// The packed plan's copies stream K (IXO_PACKED_K_EVICT_FIRST, mma_tile.cuh); the per-row plan's
+// do not (a request's row CTAs share K through L2).
+constexpr bool kPackedStreamK = IXO_PACKED_K_EVICT_FIRST != 0;
+
 // The rows [first, first + rows) of a packed-plan program one after the other, each a tile
 // of one row (a group that does not pack, or a trailing row): out of line, so the packed
 // path's code stays as it was.
@@ -281,7 +281,7 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
                                             const std::uint16_t* lut) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile's split partials have been read
-    score_mma_tile<D, KC>(p, first + t, 1, group_plan(p, first + t, 1), c, kvh, lut);
+    score_mma_tile<D, KC, kPackedStreamK>(p, first + t, 1, group_plan(p, first + t, 1), c, kvh, lut);
   }
 }
 
@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
-      score_mma_tile<D, KC>(p, pr.first, p.pack, g, c, kvh, lut);
+      score_mma_tile<D, KC, kPackedStreamK>(p, pr.first, p.pack, g, c, kvh, lut);
       return;
     }
     score_mma_rows<D, KC>(p, pr.first, pr.rows, c, kvh, lut);

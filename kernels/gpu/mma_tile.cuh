@@ -35,27 +35,35 @@ namespace ixo::gpu::detail {
 // (docs/performance.md "Session 16"): 128 took the packed bf16 score kernel 160.8 -> 146.0 us
 // (16 x 131072) and 1134.6 -> 1006.5 (32 x 524288), e4m3fn -3 / -4 %, CP per-row bf16 -7 / -8 %;
 // 256 was faster than none for packed but 8 % slower per-row.
-// IXO_CP_ASYNC_EVICT_FIRST=1 (experiment row 48, default 0) adds an L2 evict-first cache policy
-// to the 128B form: K is streamed, read once a step by the packed kernels (AITER's gain came from
-// non-temporal K loads, performance-anchors.md); per-row CTAs of one request re-read it from L2.
+// kEvictFirst: the copy carries an L2 evict-first cache policy (createpolicy + .L2::cache_hint,
+// 128B form only): K streamed once a step. The packed score kernels take it (experiment row 48,
+// session 30, H100, one call: 16 x 131072 packed step bf16 -2.3 %, e4m3fn -2.2 %, 32 x 524288
+// -0.5 %); the per-row kernels do not (their CTAs of one request re-read K from L2: per-row e4m3fn
+// +2.3..+2.9 % with it). IXO_CP_ASYNC_EVICT_FIRST=1 gives it to every copy (row 48 as measured).
 #ifndef IXO_CP_ASYNC_L2_PREFETCH
 #define IXO_CP_ASYNC_L2_PREFETCH 128
 #endif
 #ifndef IXO_CP_ASYNC_EVICT_FIRST
 #define IXO_CP_ASYNC_EVICT_FIRST 0
 #endif
-#if IXO_CP_ASYNC_EVICT_FIRST && IXO_CP_ASYNC_L2_PREFETCH != 128
-#error "IXO_CP_ASYNC_EVICT_FIRST is built for the .L2::128B form only (IXO_CP_ASYNC_L2_PREFETCH 128)"
+#ifndef IXO_PACKED_K_EVICT_FIRST
+#define IXO_PACKED_K_EVICT_FIRST 1  // 0: the packed kernels' copies as the per-row kernels' (before session 30)
 #endif
+#if (IXO_CP_ASYNC_EVICT_FIRST || IXO_PACKED_K_EVICT_FIRST) && IXO_CP_ASYNC_L2_PREFETCH != 128
+#error "the evict-first copies are built for the .L2::128B form only (IXO_CP_ASYNC_L2_PREFETCH 128)"
+#endif
+template <bool kEvictFirst = false>
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-#if IXO_CP_ASYNC_EVICT_FIRST && IXO_CP_ASYNC_L2_PREFETCH == 128
-  unsigned long long policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2, %3;\n" ::"r"(sa), "l"(gmem),
-               "r"(src_bytes), "l"(policy)
-               : "memory");
-#elif IXO_CP_ASYNC_L2_PREFETCH == 256
+  if constexpr ((kEvictFirst || IXO_CP_ASYNC_EVICT_FIRST) && IXO_CP_ASYNC_L2_PREFETCH == 128) {
+    unsigned long long policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2, %3;\n" ::"r"(sa), "l"(gmem),
+                 "r"(src_bytes), "l"(policy)
+                 : "memory");
+    return;
+  }
+#if IXO_CP_ASYNC_L2_PREFETCH == 256
   asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes)
                : "memory");
 #elif IXO_CP_ASYNC_L2_PREFETCH == 128
@@ -153,14 +161,10 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&qa)[D / 16][4],
 
 // Whether this tile's sub-tiles take the f16 path (converting q's fragments to f16 if so):
 // e4m3fn / e5m2 K with the hardware conversion, no mutant's decode table, and every q element
-// exact in f16. It reads q's fragments, so the warp waits for their loads where it is called.
-// IXO_Q_F16_AFTER_START=1 (experiment row 49, default 0): the score kernels decide it after the
-// ring's first K copies and the req_to_token entries ahead are issued, not before them, so q's
-// load overlaps the entries' instead of preceding them in the start chain (fp8 K only: bf16
-// never reads q here).
-#ifndef IXO_Q_F16_AFTER_START
-#define IXO_Q_F16_AFTER_START 0
-#endif
+// exact in f16. It reads q's fragments, so the warp waits for their loads where it is called:
+// the score kernels call it after the ring's first K copies and the req_to_token entries ahead
+// are issued (experiment row 49, session 30: before them, q's load preceded the entries' in
+// the fp8 start chain; H100 latency suite e4m3fn per-row -1.1 % geomean, the steps level).
 template <int D, int KC>
 __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][4], bool use_lut) {
   if constexpr (kF16PathFor<KC>) return !use_lut && q_fragments_to_f16<D>(qa);
@@ -192,8 +196,8 @@ using RingCursor = cm::SubtileCursor<MmaCfg<D, KC>::kStages>;
 // n-tile j. Each lane copies its own 16-byte pieces and later reads back exactly those
 // pieces: no other thread touches them, so cp.async.wait_group suffices. A row not loaded
 // copies 0 bytes from row 0 (nothing is read), so the pieces' addresses are one base plus
-// constant offsets.
-template <int D, int KC>
+// constant offsets. kEvictFirst: cp_async16's L2 policy (the packed score kernels).
+template <int D, int KC, bool kEvictFirst = false>
 __device__ __forceinline__ void ring_issue(uint4* ring, int stage, std::int64_t my_slot, const std::uint8_t* kbase,
                                            std::int64_t row_bytes, int lane, int grp) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
@@ -204,7 +208,7 @@ __device__ __forceinline__ void ring_issue(uint4* ring, int stage, std::int64_t 
     const std::uint8_t* src = kbase + (s >= 0 ? s : 0) * row_bytes;
     const int n = s >= 0 ? 16 : 0;
 #pragma unroll
-    for (int l = 0; l < kNL; ++l) cp_async16(st + (j * kNL + l) * 32 + lane, src + l * 64, n);
+    for (int l = 0; l < kNL; ++l) cp_async16<kEvictFirst>(st + (j * kNL + l) * 32 + lane, src + l * 64, n);
   }
 }
 // Reads this lane's pieces of ring stage `stage` back (after cp_async_wait).
