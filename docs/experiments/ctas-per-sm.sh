@@ -25,7 +25,7 @@
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part, LATENCY=0 the
 #   latency suite, CP=0 the CP bench (a short call: STEP_RUNS=2 GATE_RUNS=1 LATENCY=0 CP=0 H200_GATE=0).
 cd "$(dirname "$0")/../.."
-root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep gt
+root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T bench_gpu_cp ) &
 ( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch $T ) &
@@ -39,12 +39,7 @@ export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
   echo "build Q tests rc=$? ($(el))" >> $s ) &  # its GPU tests at the end (the scores' bits must not change)
 for r in $(seq ${STEP_RUNS:-3}); do for v in A B3 F4 E Q; do step $v$r /tmp/$v; done; done; pack
 for r in $(seq ${GATE_RUNS:-2}); do for v in A B3 F4 E Q; do gstep $v$r /tmp/$v; done; done; pack
-for v in $([[ ${LATENCY:-1} == 1 ]] && echo A Q B3 F4 E A Q); do
-  n=$(ls $R/lat-$v?.md 2>/dev/null | wc -l); n=$((n + 1))
-  if [[ -x /tmp/$v/bench/gpu/bench_gpu_latency ]]; then
-    /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v$n.md > $R/lat-$v$n.log 2>&1; echo "latency $v$n rc=$? ($(el))" >> $s
-  else echo "latency $v$n: no binary" >> $s; fi
-done
+for v in $([[ ${LATENCY:-1} == 1 ]] && echo A Q B3 F4 E A Q); do lat $v /tmp/$v; done
 for v in $([[ ${LATENCY:-1} == 1 ]] && echo B3 F4 E Q); do
   echo "== latency A vs $v" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-${v}1.md$([[ $v == Q ]] && echo ,$R/lat-Q2.md) >> $s 2>&1
 done; pack

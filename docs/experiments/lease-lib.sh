@@ -8,6 +8,7 @@
 #                             FLAGS in the CUDA and C++ flags (VARIANT_JOBS parallel jobs, default 3)
 #   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary
 #   gstep NAME DIR            the same under the gate's protocol (--gate --quick: the 16 x 131072 shapes)
+#   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
 #   gt NAME BINARY FILTER [ENV]  a gtest binary under a filter (and one VAR=value), its verdict line
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log; X=docs/experiments
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
@@ -41,6 +42,13 @@ gstep() {
   LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu $2/bench/gpu/bench_gpu_index_step --gate --quick \
     --json $R/gate-$1.json > $R/gate-$1.log 2>&1
   echo "gate $1 rc=$? ($(el))" >> $s; grep -E ' us, packed ' $R/gate-$1.log >> $s
+}
+lat() {
+  local n=$(($(ls $R/lat-$1?.md 2>/dev/null | wc -l) + 1))
+  [[ -x $2/bench/gpu/bench_gpu_latency ]] || { echo "latency $1$n: no binary" >> $s; return; }
+  LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu $2/bench/gpu/bench_gpu_latency --out $R/lat-$1$n.md \
+    > $R/lat-$1$n.log 2>&1
+  echo "latency $1$n rc=$? ($(el))" >> $s
 }
 gt() {
   [[ -x $2 ]] || { echo "$1: no binary" >> $s; return; }

@@ -11,7 +11,7 @@
 # suite A P L PL A PL; PL's GPU tests.
 #   bash docs/experiments/start-trim.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gstep gt
+VARIANT_JOBS=4; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T ) &
 ( variant P "-DIXO_PLAN_LOADS_FIRST=1" plan-loads-first.patch $T ) &
@@ -24,11 +24,7 @@ export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
   echo "build PL tests + A test_gpu rc=$? ($(el))" >> $s ) &
 for r in 1 2 3; do for v in A P L PL; do step $v$r /tmp/$v; done; done; pack
 for r in 1 2; do for v in A P L PL; do gstep $v$r /tmp/$v; done; done; pack
-for v in A P L PL A PL; do
-  n=$(ls $R/lat-$v?.md 2>/dev/null | wc -l); n=$((n + 1))
-  /tmp/$v/bench/gpu/bench_gpu_latency --out $R/lat-$v$n.md > $R/lat-$v$n.log 2>&1
-  echo "latency $v$n rc=$? ($(el))" >> $s; pack
-done
+for v in A P L PL A PL; do lat $v /tmp/$v; pack; done
 for v in P L PL; do
   echo "== latency A vs $v" >> $s
   /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-${v}1.md$([[ $v == PL ]] && echo ,$R/lat-PL2.md) >> $s 2>&1
