@@ -151,7 +151,8 @@ __device__ __forceinline__ void write_cell(const CpScoreParams& p, const CpCta& 
 // One tile of a CP score program (s: rows [s.first, s.first + s.pack), their plan, the
 // rank's cells); lut: the fp8 decode table, trs: the tile's row facts (shared), written by
 // threads 0..15 before the call (load_row; ordered by the barrier the tile starts with).
-template <int D, int KC>
+// kStreamK: K's copies with the L2 evict-first policy (the packed plan: mma_tile.cuh cp_async16).
+template <int D, int KC, bool kStreamK>
 __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const CpCta& s, const std::uint16_t* lut,
                                                   CpRowS* trs) {
   constexpr bool kFp8 = KC != cm::kBf16;
@@ -215,8 +216,8 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
   auto issue = [&](const Cursor& c, std::int32_t raw, bool loaded) {
-    ring_issue<D, KC>(ring, c.stage, loaded ? cm::wrap_slot(static_cast<std::int64_t>(raw), p.S) : -1, kbase, row_bytes,
-                      lane, grp);
+    ring_issue<D, KC, kStreamK>(ring, c.stage, loaded ? cm::wrap_slot(static_cast<std::int64_t>(raw), p.S) : -1, kbase,
+                                row_bytes, lane, grp);
   };
   auto issue_direct = [&](const Cursor& c) {  // the ring's first sub-tiles: their entries loaded here
     const std::int64_t t = lane_token(c);
@@ -273,14 +274,14 @@ __device__ __forceinline__ void cp_score_mma_tile(const CpScoreParams& p, const 
 
 // The rows [first, first + rows) of a CP program one after the other (a group that does not
 // pack, or a trailing row): out of line, so the packed path's code stays as compact as before.
-template <int D, int KC>
+template <int D, int KC, bool kStreamK>
 __device__ __noinline__ void cp_score_mma_rows(CpScoreParams p, std::int64_t first, int rows, int chunk,
                                                const std::uint16_t* lut, CpRowS* trs) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile no longer reads trs
     const CpCta s = cta_setup(p, first + t, 1, chunk);
     if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, first + t, 1, threadIdx.x, s.gp);
-    cp_score_mma_tile<D, KC>(p, s, lut, trs);
+    cp_score_mma_tile<D, KC, kStreamK>(p, s, lut, trs);
   }
 }
 
@@ -290,8 +291,8 @@ __device__ __noinline__ void cp_score_mma_rows(CpScoreParams p, std::int64_t fir
 // whole group sharing one slot id, else one tile per row, one after the other. The packed
 // tile's plan and row facts are loaded before the decision (their slot id and length loads
 // in flight together, as before the decision existed); the per-row path loads its own.
-
-template <int D, int KC>
+// kStreamK: kPackedStreamK for the packed plan (p.pack > 1, launch_cp_fmt), else false.
+template <int D, int KC, bool kStreamK>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_score_mma_kernel(CpScoreParams p) {
   __shared__ std::uint16_t lut[256];
   __shared__ CpRowS trs[cm::kTileRows];
@@ -303,10 +304,10 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? 2 : 3) cp_sco
   const CpCta s = cta_setup(p, pr.first, pr.rows, pc.chunk);
   if (threadIdx.x < cm::kTileRows) trs[threadIdx.x] = load_row(p, pr.first, pr.rows, threadIdx.x, s.gp);
   if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform
-    cp_score_mma_tile<D, KC>(p, s, lut, trs);
+    cp_score_mma_tile<D, KC, kStreamK>(p, s, lut, trs);
     return;
   }
-  cp_score_mma_rows<D, KC>(p, pr.first, pr.rows, pc.chunk, lut, trs);
+  cp_score_mma_rows<D, KC, kStreamK>(p, pr.first, pr.rows, pc.chunk, lut, trs);
 }
 #endif  // IXO_GPU_CUDA
 

@@ -5,17 +5,26 @@
 namespace ixo::gpu {
 namespace {
 
+#if defined(IXO_GPU_CUDA)
+template <int D, int KFMT, bool kStreamK>
+gpuError_t launch_cp_mma(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
+  constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytesWithEntries;  // K ring + EntryRing
+  static const cudaError_t attr = cudaFuncSetAttribute(cpk::cp_score_mma_kernel<D, KFMT, kStreamK>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch
+  cpk::cp_score_mma_kernel<D, KFMT, kStreamK><<<grid, detail::kScoreThreads, smem, s>>>(p);
+  return gpuSuccess;
+}
+#endif
+
 // KFMT: the K element format (common::KCode) the kernel is instantiated for.
 template <int D, int KFMT>
 gpuError_t launch_cp_fmt(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
 #if defined(IXO_GPU_CUDA)
   if constexpr (D > 0) {
-    constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytesWithEntries;  // K ring + EntryRing
-    static const cudaError_t attr =
-        cudaFuncSetAttribute(cpk::cp_score_mma_kernel<D, KFMT>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch
-    cpk::cp_score_mma_kernel<D, KFMT><<<grid, detail::kScoreThreads, smem, s>>>(p);
-    return gpuSuccess;
+    // The packed plan streams K (kPackedStreamK); the per-row plan's CTAs of a request share it in L2.
+    if (p.pack > 1) return launch_cp_mma<D, KFMT, detail::kPackedStreamK>(p, grid, s);
+    return launch_cp_mma<D, KFMT, false>(p, grid, s);
   }
 #endif
   cpk::cp_score_scalar_kernel<KFMT><<<grid, detail::kScoreThreads, 0, s>>>(p);

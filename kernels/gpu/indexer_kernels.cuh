@@ -269,10 +269,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   }
 }
 
-// The packed plan's copies stream K (IXO_PACKED_K_EVICT_FIRST, mma_tile.cuh); the per-row plan's
-// do not (a request's row CTAs share K through L2).
-constexpr bool kPackedStreamK = IXO_PACKED_K_EVICT_FIRST != 0;
-
 // The rows [first, first + rows) of a packed-plan program one after the other, each a tile
 // of one row (a group that does not pack, or a trailing row): out of line, so the packed
 // path's code stays as it was.

@@ -52,10 +52,14 @@ namespace ixo::gpu::detail {
 #if (IXO_CP_ASYNC_EVICT_FIRST || IXO_PACKED_K_EVICT_FIRST) && IXO_CP_ASYNC_L2_PREFETCH != 128
 #error "the evict-first copies are built for the .L2::128B form only (IXO_CP_ASYNC_L2_PREFETCH 128)"
 #endif
+// The packed plans' copies stream K (the native packed kernel, session 30; the CP packed kernel,
+// session 31); the per-row plans' do not (a request's row CTAs share K through L2).
+constexpr bool kPackedStreamK = IXO_PACKED_K_EVICT_FIRST != 0;
 template <bool kEvictFirst = false>
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
+  static_assert(!kEvictFirst || kPackedStreamK, "kEvictFirst comes from kPackedStreamK (IXO_PACKED_K_EVICT_FIRST)");
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  if constexpr ((kEvictFirst || IXO_CP_ASYNC_EVICT_FIRST) && IXO_CP_ASYNC_L2_PREFETCH == 128) {
+  if constexpr (kEvictFirst || IXO_CP_ASYNC_EVICT_FIRST) {  // the #error above: the 128B form
     unsigned long long policy;
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
     asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2, %3;\n" ::"r"(sa), "l"(gmem),
