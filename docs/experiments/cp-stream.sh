@@ -12,9 +12,14 @@
 # against bench/gpu/perf-baseline-h200.json, on a pass re-written from the same runs (ci/gpu-check.sh STAGES=perfgate
 # BUILD_DIR=/tmp/A REBASELINE=pass), and issue 27's table (the step bench x3 and the gate protocol x2 of A).
 #   bash docs/experiments/cp-stream.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
-#   CP_RUNS (3) / STEP_RUNS (3) / GATE_RUNS (2): interleaved rounds A N; LATENCY=0 skips the latency suite A N A N.
+#   CP_RUNS (3) / STEP_RUNS (3) / GATE_RUNS (2): interleaved rounds A N; LATENCY=0 skips the latency suite A N A N;
+#   ONLY_H200=1 stops at once (summary "not an H200") on any other card.
+# Ran: session 31 call 2 (H100, 1f6c36e; data/s31-cp-stream-h100.log): row 50 adopted.
 cd "$(dirname "$0")/../.."
 root=$PWD; VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
+if [[ ${ONLY_H200:-0} == 1 ]] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  echo "not an H200: stopped (ONLY_H200=1)" >> $s; pack; exit 0
+fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 ( variant A "" none $T test_gpu test_conformance_cuda test_cp_gpu ) &
 ( variant N "-DIXO_PACKED_K_EVICT_FIRST=0" none $T ) &
