@@ -13,15 +13,28 @@
 # BUILD_DIR=/tmp/A REBASELINE=pass), and issue 27's table (the step bench x3 and the gate protocol x2 of A).
 #   bash docs/experiments/cp-stream.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 #   CP_RUNS (3) / STEP_RUNS (3) / GATE_RUNS (2): interleaved rounds A N; LATENCY=0 skips the latency suite A N A N;
-#   ONLY_H200=1 stops at once (summary "not an H200") on any other card.
+#   ONLY_H200=1: on any other card only A's GPU tests and compute-sanitizer (a landing that is not an H200 still
+#   checks the tree), then stop.
 # Ran: session 31 call 2 (H100, 1f6c36e; data/s31-cp-stream-h100.log): row 50 adopted.
 cd "$(dirname "$0")/../.."
 root=$PWD; VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
-if [[ ${ONLY_H200:-0} == 1 ]] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  echo "not an H200: stopped (ONLY_H200=1)" >> $s; pack; exit 0
-fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
-( variant A "" none $T test_gpu test_conformance_cuda test_cp_gpu ) &
+AT="test_gpu test_conformance_cuda test_cp_gpu test_cp_gpu_local0 test_kernels_cpu test_gpu_graph"
+# A's GPU tests and the four compute-sanitizer tools on A (ci/gpu-check.sh's stage, the CP packed launches added).
+a_checks() {
+  gt test_cp_gpu-A /tmp/A/tests/cp/test_cp_gpu '*'
+  gt test_cp_gpu_local0-A /tmp/A/tests/cp/test_cp_gpu_local0 '*'
+  gt test_gpu-A /tmp/A/tests/gpu/test_gpu '*'
+  gt conformance-A /tmp/A/tests/conformance/test_conformance_cuda '*'; pack
+  STAGES=sanitize BUILD_DIR=/tmp/A SAN_CP_FILTER='CudaCp.RocmPrVerifyBatch:CudaCp.WinnersInOneShardAndPadding' \
+    LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu bash ci/gpu-check.sh $R/san > $R/san.log 2>&1
+  echo "sanitize A rc=$? ($(el))" >> $s; grep -E '^== compute' $R/san.log >> $s; pack
+}
+if [[ ${ONLY_H200:-0} == 1 ]] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  echo "not an H200 (ONLY_H200=1): A's GPU tests and compute-sanitizer only" >> $s
+  VARIANT_JOBS=16 variant A "" none $AT; a_checks; exit 0
+fi
+( variant A "" none $T $AT ) &
 ( variant N "-DIXO_PACKED_K_EVICT_FIRST=0" none $T ) &
 ( variant T "-DIXO_CTA_TIMELINE" cta-timeline.patch bench_gpu_index_step ) &
 wait; pack
@@ -32,9 +45,7 @@ for r in $(seq ${CP_RUNS:-3}); do for v in A N; do
     grep -E '^\|' $R/cp-$v$r.md | tail -n +3 >> $s
   else echo "cp $v$r: no binary" >> $s; fi
 done; done; pack
-gt test_cp_gpu-A /tmp/A/tests/cp/test_cp_gpu '*'
-gt test_gpu-A /tmp/A/tests/gpu/test_gpu '*'
-gt conformance-A /tmp/A/tests/conformance/test_conformance_cuda '*'; pack
+a_checks
 for r in $(seq ${STEP_RUNS:-3}); do for v in A N; do step $v$r /tmp/$v; done; done; pack
 for r in $(seq ${GATE_RUNS:-2}); do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
 # The CTA timeline of the tree (T = A + stamps; session 17: start -> plan + q 5.4 us e4m3fn, 3.6 bf16).
