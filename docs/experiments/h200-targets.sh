@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Session 31's H200 call (issue 27, targets 1-2 on the card of SGLang's anchors), lean: the session's H100 calls
+# already ran the tree's GPU tests, compute-sanitizer and row 50's A/B (cp-stream.sh, data/s31-cp-stream-h100.log).
+#   A: the tree (K's evict-first copies in the native and CP packed kernels); N: -DIXO_PACKED_K_EVICT_FIRST=0.
+# On any card but an H200 it stops at once (summary "not an H200"). On an H200, most valuable first (each phase
+# packed, so a call cut short still returns what ran): the step bench A N x2 (issue 27's table: packed step, score
+# alone, % of the floor), the gate protocol A N x2, the perf gate of A against bench/gpu/perf-baseline-h200.json
+# with REBASELINE=pass (the re-written baseline lands in $OUT), the CP bench A N, a third step round.
+#   PERF_COMMIT=<sha> bash docs/experiments/h200-targets.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+cd "$(dirname "$0")/../.."
+source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
+if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  echo "not an H200: stopped" >> $s; pack; exit 0
+fi
+T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
+VARIANT_JOBS=8
+( variant A "" none $T ) &
+( variant N "-DIXO_PACKED_K_EVICT_FIRST=0" none bench_gpu_index_step bench_gpu_cp ) &
+wait; pack
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+for r in 1 2; do for v in A N; do step $v$r /tmp/$v; done; done; pack
+for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
+STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass PERF_COMMIT="${PERF_COMMIT:-session31}" \
+  bash ci/gpu-check.sh $R/perfgate > $R/perfgate.log 2>&1
+echo "perf gate (H200 baseline, REBASELINE=pass) rc=$? ($(el))" >> $s
+grep -E '^==|^perf gate|wrote|not re|weighted|slower' $R/perfgate.log >> $s
+cp $R/perfgate/perf-baseline-*.json $R/ 2>/dev/null; pack
+for v in A N; do
+  /tmp/$v/bench/gpu/bench_gpu_cp --out $R/cp-${v}1.md > $R/cp-${v}1.log 2>&1; echo "cp ${v}1 rc=$? ($(el))" >> $s
+  grep -E '^\|' $R/cp-${v}1.md | tail -n +3 >> $s
+done; pack
+for v in A N; do step ${v}3 /tmp/$v; done; pack
