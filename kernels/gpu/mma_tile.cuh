@@ -38,7 +38,8 @@ namespace ixo::gpu::detail {
 // kEvictFirst: the copy carries an L2 evict-first cache policy (createpolicy + .L2::cache_hint,
 // 128B form only): K streamed once a step. The packed score kernels take it (experiment row 48,
 // session 30, H100, one call: 16 x 131072 packed step bf16 -2.3 %, e4m3fn -2.2 %, 32 x 524288
-// -0.5 %); the per-row kernels do not (their CTAs of one request re-read K from L2: per-row e4m3fn
+// -0.5 %; row 50, session 31: the CP packed kernel too, -2.2..-3.0 % on the large shapes); the
+// per-row kernels do not (their CTAs of one request re-read K from L2: per-row e4m3fn
 // +2.3..+2.9 % with it). IXO_CP_ASYNC_EVICT_FIRST=1 gives it to every copy (row 48 as measured).
 #ifndef IXO_CP_ASYNC_L2_PREFETCH
 #define IXO_CP_ASYNC_L2_PREFETCH 128
