@@ -17,7 +17,7 @@
 #   checks the tree), then stop.
 # Ran: session 31 call 2 (H100, 1f6c36e; data/s31-cp-stream-h100.log): row 50 adopted.
 cd "$(dirname "$0")/../.."
-root=$PWD; VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
+root=$PWD; VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 AT="test_gpu test_conformance_cuda test_cp_gpu test_cp_gpu_local0 test_kernels_cpu test_gpu_graph"
 # A's GPU tests and the four compute-sanitizer tools on A (ci/gpu-check.sh's stage, the CP packed launches added).
@@ -39,12 +39,7 @@ fi
 ( variant T "-DIXO_CTA_TIMELINE" cta-timeline.patch bench_gpu_index_step ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
-for r in $(seq ${CP_RUNS:-3}); do for v in A N; do
-  if [[ -x /tmp/$v/bench/gpu/bench_gpu_cp ]]; then
-    /tmp/$v/bench/gpu/bench_gpu_cp --out $R/cp-$v$r.md > $R/cp-$v$r.log 2>&1; echo "cp $v$r rc=$? ($(el))" >> $s
-    grep -E '^\|' $R/cp-$v$r.md | tail -n +3 >> $s
-  else echo "cp $v$r: no binary" >> $s; fi
-done; done; pack
+for r in $(seq ${CP_RUNS:-3}); do for v in A N; do cpb $v$r /tmp/$v; done; done; pack
 a_checks
 for r in $(seq ${STEP_RUNS:-3}); do for v in A N; do step $v$r /tmp/$v; done; done; pack
 for r in $(seq ${GATE_RUNS:-2}); do for v in A N; do gstep $v$r /tmp/$v; done; done; pack

@@ -25,7 +25,7 @@
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part, LATENCY=0 the
 #   latency suite, CP=0 the CP bench (a short call: STEP_RUNS=2 GATE_RUNS=1 LATENCY=0 CP=0 H200_GATE=0).
 cd "$(dirname "$0")/../.."
-root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
+root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T bench_gpu_cp ) &
 ( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch $T ) &
@@ -43,12 +43,7 @@ for v in $([[ ${LATENCY:-1} == 1 ]] && echo A Q B3 F4 E A Q); do lat $v /tmp/$v;
 for v in $([[ ${LATENCY:-1} == 1 ]] && echo B3 F4 E Q); do
   echo "== latency A vs $v" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-${v}1.md$([[ $v == Q ]] && echo ,$R/lat-Q2.md) >> $s 2>&1
 done; pack
-for r in $([[ ${CP:-1} == 1 ]] && echo 1 2); do for v in A F4 E Q; do
-  if [[ -x /tmp/$v/bench/gpu/bench_gpu_cp ]]; then
-    /tmp/$v/bench/gpu/bench_gpu_cp --out $R/cp-$v$r.md > $R/cp-$v$r.log 2>&1; echo "cp $v$r rc=$? ($(el))" >> $s
-    grep -E '^\|' $R/cp-$v$r.md | tail -n +3 >> $s
-  else echo "cp $v$r: no binary" >> $s; fi
-done; done; pack
+for r in $([[ ${CP:-1} == 1 ]] && echo 1 2); do for v in A F4 E Q; do cpb $v$r /tmp/$v; done; done; pack
 wait
 gt test_gpu-Q /tmp/Q/tests/gpu/test_gpu '*'
 gt conformance-Q /tmp/Q/tests/conformance/test_conformance_cuda '*'

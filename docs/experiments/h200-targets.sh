@@ -8,7 +8,7 @@
 # with REBASELINE=pass (the re-written baseline lands in $OUT), the CP bench A N, a third step round.
 #   PERF_COMMIT=<sha> bash docs/experiments/h200-targets.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-source docs/experiments/lease-lib.sh  # pack el variant step gstep lat gt
+source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt
 if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   echo "not an H200: stopped" >> $s; pack; exit 0
 fi
@@ -25,8 +25,5 @@ STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass PERF_COMMIT="${PERF_COMMIT:-ses
 echo "perf gate (H200 baseline, REBASELINE=pass) rc=$? ($(el))" >> $s
 grep -E '^==|^perf gate|wrote|not re|weighted|slower' $R/perfgate.log >> $s
 cp $R/perfgate/perf-baseline-*.json $R/ 2>/dev/null; pack
-for v in A N; do
-  /tmp/$v/bench/gpu/bench_gpu_cp --out $R/cp-${v}1.md > $R/cp-${v}1.log 2>&1; echo "cp ${v}1 rc=$? ($(el))" >> $s
-  grep -E '^\|' $R/cp-${v}1.md | tail -n +3 >> $s
-done; pack
+for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in A N; do step ${v}3 /tmp/$v; done; pack

@@ -9,6 +9,7 @@
 #   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary
 #   gstep NAME DIR            the same under the gate's protocol (--gate --quick: the 16 x 131072 shapes)
 #   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
+#   cpb NAME DIR              bench_gpu_cp of DIR ($R/cp-NAME.md), its table rows into the summary
 #   gt NAME BINARY FILTER [ENV]  a gtest binary under a filter (and one VAR=value), its verdict line
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log; X=docs/experiments
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
@@ -49,6 +50,11 @@ lat() {
   LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu $2/bench/gpu/bench_gpu_latency --out $R/lat-$1$n.md \
     > $R/lat-$1$n.log 2>&1
   echo "latency $1$n rc=$? ($(el))" >> $s
+}
+cpb() {
+  [[ -x $2/bench/gpu/bench_gpu_cp ]] || { echo "cp $1: no binary" >> $s; return; }
+  LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu $2/bench/gpu/bench_gpu_cp --out $R/cp-$1.md > $R/cp-$1.log 2>&1
+  echo "cp $1 rc=$? ($(el))" >> $s; grep -E '^\|' $R/cp-$1.md | tail -n +3 >> $s
 }
 gt() {
   [[ -x $2 ]] || { echo "$1: no binary" >> $s; return; }
