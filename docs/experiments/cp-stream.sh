@@ -17,7 +17,7 @@
 #   checks the tree), then stop.
 # Ran: session 31 call 2 (H100, 1f6c36e; data/s31-cp-stream-h100.log): row 50 adopted.
 cd "$(dirname "$0")/../.."
-root=$PWD; VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt
+root=$PWD; VARIANT_JOBS=5; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 AT="test_gpu test_conformance_cuda test_cp_gpu test_cp_gpu_local0 test_kernels_cpu test_gpu_graph"
 # A's GPU tests and the four compute-sanitizer tools on A (ci/gpu-check.sh's stage, the CP packed launches added).
@@ -30,7 +30,7 @@ a_checks() {
     LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu bash ci/gpu-check.sh $R/san > $R/san.log 2>&1
   echo "sanitize A rc=$? ($(el))" >> $s; grep -E '^== compute' $R/san.log >> $s; pack
 }
-if [[ ${ONLY_H200:-0} == 1 ]] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+if [[ ${ONLY_H200:-0} == 1 ]] && ! on_h200; then
   echo "not an H200 (ONLY_H200=1): A's GPU tests and compute-sanitizer only" >> $s
   VARIANT_JOBS=16 variant A "" none $AT; a_checks; exit 0
 fi
@@ -52,9 +52,4 @@ for v in $([[ ${LATENCY:-1} == 1 ]] && echo A N A N); do lat $v /tmp/$v; done
 if [[ ${LATENCY:-1} == 1 ]]; then
   echo "== latency A vs N" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-N1.md,$R/lat-N2.md >> $s 2>&1
 fi; pack
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass PERF_COMMIT="${PERF_COMMIT:-session31}" \
-    bash ci/gpu-check.sh $R/perfgate > $R/perfgate.log 2>&1
-  echo "perf gate (H200 baseline, REBASELINE=pass) rc=$? ($(el))" >> $s; grep -E '^==|^perf gate|wrote|not re|weighted' $R/perfgate.log >> $s
-  cp $R/perfgate/perf-baseline-*.json $R/ 2>/dev/null; pack
-fi
+on_h200 && pgate /tmp/A session31

@@ -25,7 +25,7 @@
 #   STEP_RUNS (3) / GATE_RUNS (2): the interleaved rounds; H200_GATE=0 skips the H200 gate part, LATENCY=0 the
 #   latency suite, CP=0 the CP bench (a short call: STEP_RUNS=2 GATE_RUNS=1 LATENCY=0 CP=0 H200_GATE=0).
 cd "$(dirname "$0")/../.."
-root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt
+root=$PWD; VARIANT_JOBS=3; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 T="bench_gpu_index_step bench_gpu_latency"
 ( variant A "" none $T bench_gpu_cp ) &
 ( variant B3 "-DIXO_BF16_CTAS_PER_SM=3 -DIXO_MMA_STAGES_BF16=2" bf16-ctas-per-sm.patch $T ) &
@@ -54,10 +54,6 @@ mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --r
   echo "timeline T rc=$? ($(el))" >> $s
   /usr/bin/env python3 $root/$X/cta_timeline_summary.py cta-timeline-*.csv > $R/tl/summary.txt 2>&1
   grep -E '^==|first K|plan' $R/tl/summary.txt | head -24 >> $s); pack
-if [[ ${H200_GATE:-1} == 1 ]] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  # ci/gpu-check.sh's perfgate stage on A: compare with the H200 baseline, on a pass re-write it from the same runs
-  STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass PERF_COMMIT="${PERF_COMMIT:-session29}" \
-    bash ci/gpu-check.sh $R/perfgate > $R/perfgate.log 2>&1
-  echo "perf gate (H200 baseline, REBASELINE=pass) rc=$? ($(el))" >> $s; grep -E '^==|^perf gate|wrote|not re' $R/perfgate.log >> $s
-  cp $R/perfgate/perf-baseline-*.json $R/ 2>/dev/null; pack
+if [[ ${H200_GATE:-1} == 1 ]] && on_h200; then
+  pgate /tmp/A session29  # compare with the H200 baseline, on a pass re-write it from the same runs
 fi

@@ -8,8 +8,8 @@
 # with REBASELINE=pass (the re-written baseline lands in $OUT), the CP bench A N, a third step round.
 #   PERF_COMMIT=<sha> bash docs/experiments/h200-targets.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt
-if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
+if ! on_h200; then
   echo "not an H200: stopped" >> $s; pack; exit 0
 fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
@@ -20,10 +20,6 @@ wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 for r in 1 2; do for v in A N; do step $v$r /tmp/$v; done; done; pack
 for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
-STAGES=perfgate BUILD_DIR=/tmp/A REBASELINE=pass PERF_COMMIT="${PERF_COMMIT:-session31}" \
-  bash ci/gpu-check.sh $R/perfgate > $R/perfgate.log 2>&1
-echo "perf gate (H200 baseline, REBASELINE=pass) rc=$? ($(el))" >> $s
-grep -E '^==|^perf gate|wrote|not re|weighted|slower' $R/perfgate.log >> $s
-cp $R/perfgate/perf-baseline-*.json $R/ 2>/dev/null; pack
+pgate /tmp/A session31
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in A N; do step ${v}3 /tmp/$v; done; pack

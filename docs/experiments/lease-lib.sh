@@ -11,6 +11,9 @@
 #   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
 #   cpb NAME DIR              bench_gpu_cp of DIR ($R/cp-NAME.md), its table rows into the summary
 #   gt NAME BINARY FILTER [ENV]  a gtest binary under a filter (and one VAR=value), its verdict line
+#   on_h200                   true on an H200
+#   pgate DIR COMMIT          ci/gpu-check.sh's perf gate on DIR's build against the card's baseline, REBASELINE=pass
+#                             (PERF_COMMIT, else COMMIT, names the tree); a re-written baseline lands in $R (pack: $OUT)
 : "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log; X=docs/experiments
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
 el() { echo "$(( $(date +%s) - t0 )) s"; }
@@ -61,4 +64,12 @@ gt() {
   env LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu ${4:-IXO_NONE=1} timeout 240 $2 --gtest_filter="$3" \
     --gtest_brief=1 > $R/$1.log 2>&1
   echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
+}
+on_h200() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; }
+pgate() {
+  STAGES=perfgate BUILD_DIR=$1 REBASELINE=pass PERF_COMMIT="${PERF_COMMIT:-$2}" \
+    bash ci/gpu-check.sh $R/perfgate > $R/perfgate.log 2>&1
+  echo "perf gate of $1 (the card's baseline, REBASELINE=pass) rc=$? ($(el))" >> $s
+  grep -E '^==|^perf gate|wrote|not re|weighted|slower' $R/perfgate.log >> $s
+  cp $R/perfgate/perf-baseline-*.json $R/ 2>/dev/null; pack
 }
