@@ -121,7 +121,11 @@ if has sanitize; then
   # Small cases over every kernel path: tensor-core bf16/fp8 (all four formats), the scalar
   # path (odd D), lse, padding/inactive rows, GQA, packed fallback, and the graph test.
   # SAN_TOOLS (default all four), SAN_GRAPH=0 leaves out test_gpu_graph, SAN_CP_FILTER (a
-  # test_cp_gpu filter, default none) adds the CP kernels; all three runs share one log.
+  # test_cp_gpu filter, default none) adds test_cp_gpu's larger CP cases; all runs share one log.
+  # Always: the top-k kernel alone on crafted rows (test_gpu CudaTopk: keys in shared memory and in
+  # global memory, a 4097-key row; SAN_TOPK_FILTER) and the CP kernels on small cases
+  # (test_cp_gpu_local0: packed and per-row plans, bf16 and e4m3fn, max and lse; SAN_CP_SMALL_FILTER;
+  # session 31: racecheck of test_cp_gpu's cases did not finish in 240 s).
   # SAN_UNTIL (epoch seconds, default none): no run lasts past it (each run's limit is
   # SAN_TIMEOUT or the time left, whichever is less), so time a fast tool leaves over goes
   # to the runs after it; a run with no time left is not started (rc 124).
@@ -146,6 +150,14 @@ if has sanitize; then
       san "$B/tests/gpu/test_gpu_graph" >> "$out/sanitizer-$tool.log" 2>&1
       rc2=$?; [[ $rc == 0 ]] && rc=$rc2
     fi
+    t='CudaTopk/TopkRadix.IdsMatchTheOracleSelection'
+    san "$B/tests/gpu/test_gpu" --gtest_filter="${SAN_TOPK_FILTER:-$t/nb1024_k16:$t/nb4097_k16:$t/nb9000_k16:$t/nb2048_k100}" \
+      >> "$out/sanitizer-$tool.log" 2>&1
+    rc2=$?; [[ $rc == 0 ]] && rc=$rc2
+    c='Local0/CudaCpLocal0.PackedEqualsRowsAndOracle'
+    san "$B/tests/cp/test_cp_gpu_local0" --gtest_filter="${SAN_CP_SMALL_FILTER:-$c/w2_p4_max:$c/w2_p3_lse:$c/w4_p4_max:$c/w4_p2_lse}" \
+      >> "$out/sanitizer-$tool.log" 2>&1
+    rc2=$?; [[ $rc == 0 ]] && rc=$rc2
     if [[ -n "${SAN_CP_FILTER:-}" ]]; then
       san "$B/tests/cp/test_cp_gpu" --gtest_filter="$SAN_CP_FILTER" >> "$out/sanitizer-$tool.log" 2>&1
       rc2=$?; [[ $rc == 0 ]] && rc=$rc2

@@ -76,7 +76,8 @@
   X(51, msa_range_over_forced, "msa")                                                             \
   X(40, k_offset_32bit, "gpu-test")                                                               \
   X(41, scores_workspace_cached, "gpu-test")                                                      \
-  X(42, topk_ties_by_arrival, "gpu-test")
+  X(42, topk_ties_by_arrival, "gpu-test")                                                         \
+  X(44, topk_early_stop_partial_bin, "gpu-test")
 
 namespace ixo::mutants {
 

@@ -393,8 +393,8 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
     if (try_ballot_topk<NT>(n, key, ncand, false, emit)) return;  // else (a wide tie) the radix select
   }
   std::uint32_t need = static_cast<std::uint32_t>(ncand);
-  const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
-  radix_compact<NT>(n, key, prefix, need, 0u, scan, emit);
+  const RadixThreshold th = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
+  radix_compact<NT>(n, key, th.prefix, need, 0u, scan, emit);
 }
 
 // ---------------------------------------------------------------- merge

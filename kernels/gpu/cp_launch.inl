@@ -8,12 +8,9 @@ namespace {
 #if defined(IXO_GPU_CUDA)
 template <int D, int KFMT, bool kStreamK>
 gpuError_t launch_cp_mma(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
-  constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytesWithEntries;  // K ring + EntryRing
-  static const cudaError_t attr = cudaFuncSetAttribute(cpk::cp_score_mma_kernel<D, KFMT, kStreamK>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch
-  cpk::cp_score_mma_kernel<D, KFMT, kStreamK><<<grid, detail::kScoreThreads, smem, s>>>(p);
-  return gpuSuccess;
+  return detail::launch_mma_score_kernel<cpk::cp_score_mma_kernel<D, KFMT, kStreamK>,
+                                         detail::MmaCfg<D, KFMT>::kSmemBytesWithEntries>(p, grid,
+                                                                                         s);  // K ring + EntryRing
 }
 #endif
 

@@ -14,12 +14,8 @@ namespace cm = ixo::common;
 #if defined(IXO_GPU_CUDA)
 template <int D, int KFMT, bool kPacked>
 gpuError_t launch_score_mma(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
-  constexpr int smem = detail::MmaCfg<D, KFMT>::kSmemBytes;
-  static const cudaError_t attr = cudaFuncSetAttribute(detail::score_mma_kernel<D, KFMT, kPacked>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch
-  detail::score_mma_kernel<D, KFMT, kPacked><<<grid, detail::kScoreThreads, smem, s>>>(p);
-  return gpuSuccess;
+  return detail::launch_mma_score_kernel<detail::score_mma_kernel<D, KFMT, kPacked>,
+                                         detail::MmaCfg<D, KFMT>::kSmemBytes>(p, grid, s);  // K ring
 }
 #endif
 

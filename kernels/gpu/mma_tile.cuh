@@ -417,5 +417,17 @@ __device__ __forceinline__ void merge_row_lanes(BlockState& st0, BlockState& st1
   }
 }
 
+// Host code: launches a tensor-core score kernel (native or CP) with Smem bytes of dynamic shared
+// memory (its cp.async ring, MmaCfg), after raising the kernel's limit past the default 48 KB once
+// (the first launch of each instantiation); if that fails the kernel is not launched and the error
+// is returned. indexer_launch.inl and cp_launch.inl both launch through it.
+template <auto Kernel, int Smem, class Params>
+cudaError_t launch_mma_score_kernel(const Params& p, dim3 grid, cudaStream_t s) {
+  static const cudaError_t attr = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem);
+  if (attr != cudaSuccess) return attr;  // the ring would not fit: do not launch
+  Kernel<<<grid, kScoreThreads, Smem, s>>>(p);
+  return cudaSuccess;
+}
+
 }  // namespace ixo::gpu::detail
 #endif  // IXO_GPU_CUDA

@@ -40,17 +40,35 @@ __device__ __forceinline__ std::uint64_t block_exclusive_scan(std::uint64_t v, s
   return res;
 }
 
-// Radix select over key(j), j in [0, n): returns the threshold key (the `need`-th largest)
-// and leaves in `need` how many keys equal to it are selected. Shared memory: hist[257]
-// (after the call hist[threshold & 0xFF] counts the keys equal to the threshold), scan
+// The early stop of radix_select (experiment row 51; 0: every pass runs, as before session 32):
+// once the bin of the `need`-th key is selected whole (its count is the keys still needed), the
+// keys it holds are told apart from the others by the bits resolved so far, so the later passes
+// cannot change which keys are selected.
+#ifndef IXO_TOPK_EARLY_STOP
+#define IXO_TOPK_EARLY_STOP 1
+#endif
+
+// What radix_select found: prefix, the `need`-th largest key, and eq_total, how many keys equal
+// it; the selected keys are those above prefix and the `need` (its argument, updated) lowest-id
+// ones equal to it. After an early stop prefix is the selected bin's bits with the unresolved
+// low bits 0 and eq_total the bin's count (== need): every key of the bin is >= prefix and every
+// key below the bin < prefix, so radix_compact, comparing whole keys, selects the bin whole.
+struct RadixThreshold {
+  std::uint32_t prefix, eq_total;
+};
+
+// Radix select over key(j), j in [0, n): the threshold above; `need` is left at how many keys
+// equal to the threshold are selected. Shared memory: hist[257], scan
 // [IXO_WARP_SIZE], sel_digit, sel_need. Block-wide: with NT >= 256 threads (one per bin) the
 // digit is found by a block scan, with fewer by thread 0 walking the bins (same result).
+// The mutant topk_early_stop_partial_bin stops after the first pass even on a bin selected in part.
 template <int NT, class Key>
-__device__ __forceinline__ std::uint32_t radix_select(std::int64_t n, Key key, std::uint32_t& need, std::uint32_t* hist,
-                                                      std::uint64_t* scan, std::uint32_t& sel_digit,
-                                                      std::uint32_t& sel_need) {
+__device__ __forceinline__ RadixThreshold radix_select(std::int64_t n, Key key, std::uint32_t& need,
+                                                       std::uint32_t* hist, std::uint64_t* scan,
+                                                       std::uint32_t& sel_digit, std::uint32_t& sel_need,
+                                                       int mutant = 0) {
   const int tid = threadIdx.x;
-  std::uint32_t prefix = 0, mask = 0;
+  std::uint32_t prefix = 0, mask = 0, eq_total = 0;
   for (int shift = 24; shift >= 0; shift -= 8) {
     for (int i = tid; i < 257; i += NT) hist[i] = 0;
     __syncthreads();
@@ -86,9 +104,13 @@ __device__ __forceinline__ std::uint32_t radix_select(std::int64_t n, Key key, s
     prefix |= sel_digit << shift;
     mask |= 0xFFu << shift;
     need = sel_need;
+    eq_total = hist[sel_digit];  // CTA-uniform
     __syncthreads();
+    if (IXO_TOPK_EARLY_STOP &&
+        (eq_total == need || IXO_MUTANT(mutant, ixo::mutants::topk_early_stop_partial_bin)))  // CTA-uniform
+      break;
   }
-  return prefix;
+  return RadixThreshold{prefix, eq_total};
 }
 
 // The topk_ties_by_arrival mutant's compaction (SGLang's radix top-k): each thread counts its

@@ -19,6 +19,16 @@ namespace cm = ixo::common;
 constexpr int kTopkThreads = 256;
 constexpr int kTopkSmemKeys = 8192;  // rows with nb <= this keep their keys in shared memory
 
+// The radix path's keys first (experiment row 51; 0: as before session 32): a CTA whose buffer row
+// fits shared memory (NB <= kTopkSmemKeys) issues the loads of the whole row (NB scores, unrolled,
+// kTopkSmemKeys / NT a thread) before its plan's: the two round trips overlap instead of following
+// each other, and a thread's loads go out together instead of one after another (session 21's
+// timeline: plan 0.64 us, then keys 1.02 us at 1025 keys). Scores past the row's nb are loaded and
+// not used (the buffer row is NB long).
+#ifndef IXO_TOPK_KEYS_FIRST
+#define IXO_TOPK_KEYS_FIRST 1
+#endif
+
 struct TopkParams : cm::IndexConfig {
   const float* scores;
   const std::int64_t* slot;
@@ -29,9 +39,9 @@ struct TopkParams : cm::IndexConfig {
 
 // ---------------------------------------------------------------- top-k
 // One block (256 threads) per (head, row). Trivial rows (nb <= topk) and inactive rows never read the
-// scores. Otherwise a 4-pass radix select (8 bits a pass) over the upper 32 bits of
-// common::topk_key finds the k-th score key; ties on it go to the lowest ids (the key's
-// lower half); the selected ids are compacted in id order, so the output is ascending.
+// scores. Otherwise a radix select (8 bits a pass, up to 4 passes: radix_select.cuh's early stop)
+// over the upper 32 bits of common::topk_key finds the k-th score key; ties on it go to the lowest
+// ids (the key's lower half); the selected ids are compacted in id order, so the output is ascending.
 __device__ __forceinline__ std::uint32_t score_key_hi(float s) {
   return static_cast<std::uint32_t>(cm::topk_key(s, 0) >> 32);
 }
@@ -52,6 +62,17 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const std::int64_t hr = blockIdx.x;  // h * R + r
   const std::int64_t r = hr % p.R;
   std::int32_t* out = p.out + hr * p.topk;
+  const float* sc = p.scores + hr * p.NB;
+  constexpr int kRowRegs = kTopkSmemKeys / NT;
+  const bool keys_first = !kVotes && IXO_TOPK_KEYS_FIRST && p.NB <= kTopkSmemKeys;  // CTA-uniform
+  float row[kRowRegs];
+  if (keys_first) {
+#pragma unroll
+    for (int i = 0; i < kRowRegs; ++i) {
+      const std::int64_t j = tid + static_cast<std::int64_t>(i) * NT;
+      row[i] = j < p.NB ? sc[j] : 0.0f;
+    }
+  }
   const cm::TopkPlan t = cm::topk_plan(cm::row_inputs(p, p.slot, p.lens), r, p.NB, p.mutant);
   if (t.shortcut) {
     for (int i = tid; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
@@ -61,7 +82,6 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const int kept = t.kept;
   for (int i = tid + kept; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
   if (kept <= 0) return;
-  const float* sc = p.scores + hr * p.NB;
   auto emit = [&](std::uint32_t pos, std::int64_t j) {
     if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
     if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
@@ -75,19 +95,25 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
       return;
   }
   const bool in_smem = n <= kTopkSmemKeys;
-  if (in_smem)
+  if (keys_first) {  // n <= NB <= kTopkSmemKeys
+#pragma unroll
+    for (int i = 0; i < kRowRegs; ++i) {
+      const std::int64_t j = tid + static_cast<std::int64_t>(i) * NT;
+      if (j < n) keys[j] = score_key_hi(row[i]);
+    }
+  } else if (in_smem) {
     for (std::int64_t j = tid; j < n; j += NT) keys[j] = score_key_hi(sc[j]);
+  }
   __syncthreads();
   auto key = [&](std::int64_t j) -> std::uint32_t { return in_smem ? keys[j] : score_key_hi(sc[j]); };
 
   std::uint32_t need = static_cast<std::uint32_t>(kept);
-  const std::uint32_t prefix = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
-  // Ties on the k-th key: the `need` lowest ids of the eq_total tied ones (the last pass's
-  // bin of the selected digit counts them); the mutant skips the lowest ones instead.
-  const std::uint32_t eq_total = hist[prefix & 0xFFu];
-  const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? eq_total - need : 0u;
+  const RadixThreshold th = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need, p.mutant);
+  // Ties on the threshold: the `need` lowest ids of its eq_total tied keys; the mutant skips the
+  // lowest ones instead.
+  const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? th.eq_total - need : 0u;
   // Compaction in id order: ids ascending.
-  radix_compact<NT>(n, key, prefix, need, skip, scan, emit, p.mutant);
+  radix_compact<NT>(n, key, th.prefix, need, skip, scan, emit, p.mutant);
 }
 
 __global__ void fill_u32_kernel(std::uint32_t* dst, std::uint32_t bits, std::size_t n) {

@@ -90,7 +90,8 @@ TEST(TopkKernelHost, TheComparisonCatchesTheTopkMutants) {
   const MutantShape table[] = {{mutants::ids_unsorted, {600, 33}},
                                {mutants::tie_rule_reversed, {600, 33}},
                                {mutants::topk_one_short, {300, 64}},
-                               {mutants::topk_capped_512, {1024, 600}}};
+                               {mutants::topk_capped_512, {1024, 600}},
+                               {mutants::topk_early_stop_partial_bin, {5000, 16}}};
   for (const MutantShape& m : table) {
     const TopkCase tc = topk_case(m.shape.nb, m.shape.k, 11u);
     EXPECT_FALSE(rows_differing(tc, run_topk_kernel(tc, m.mutant)).empty())

@@ -146,7 +146,12 @@
     "the same from run to run",                                                                                        \
     "thousands of blocks tied at the k-th score, keys read from global memory (nb > 8192), launches beside "           \
     "concurrent work",                                                                                                 \
-    "ctest:mutant.topk_ties_by_arrival (RepeatRuns)")
+    "ctest:mutant.topk_ties_by_arrival (RepeatRuns)")                                                                  \
+  X(topk_early_stop_partial_bin,                                                                                       \
+    "the radix select stops after its first pass even when the k-th key's bin is selected only in part: the "          \
+    "bin's lowest ids are taken instead of its largest keys",                                                          \
+    "rows whose k-th key shares its top 8 key bits with keys that are not selected (nb > topk)",                       \
+    "ctest:mutant.topk_early_stop_partial_bin (TopkRadix)")
 
 namespace ixo::mutants {
 
