@@ -15,6 +15,8 @@
 # small CP cases), then the benches interleaved, then the perf gate of A (REBASELINE=pass: a re-written baseline
 # lands in $OUT; committed only if A is adopted).
 #   bash docs/experiments/topk-keys-early.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+# Ran: session 32 call 1 (H100, 40def36; data/s32-topk-keys-early-h100.log): the early stop kept, the keys first
+# (K = N within noise) removed afterwards, so IXO_TOPK_KEYS_FIRST is gone from the tree.
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"

@@ -19,16 +19,6 @@ namespace cm = ixo::common;
 constexpr int kTopkThreads = 256;
 constexpr int kTopkSmemKeys = 8192;  // rows with nb <= this keep their keys in shared memory
 
-// The radix path's keys first (experiment row 51; 0: as before session 32): a CTA whose buffer row
-// fits shared memory (NB <= kTopkSmemKeys) issues the loads of the whole row (NB scores, unrolled,
-// kTopkSmemKeys / NT a thread) before its plan's: the two round trips overlap instead of following
-// each other, and a thread's loads go out together instead of one after another (session 21's
-// timeline: plan 0.64 us, then keys 1.02 us at 1025 keys). Scores past the row's nb are loaded and
-// not used (the buffer row is NB long).
-#ifndef IXO_TOPK_KEYS_FIRST
-#define IXO_TOPK_KEYS_FIRST 1
-#endif
-
 struct TopkParams : cm::IndexConfig {
   const float* scores;
   const std::int64_t* slot;
@@ -62,17 +52,6 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const std::int64_t hr = blockIdx.x;  // h * R + r
   const std::int64_t r = hr % p.R;
   std::int32_t* out = p.out + hr * p.topk;
-  const float* sc = p.scores + hr * p.NB;
-  constexpr int kRowRegs = kTopkSmemKeys / NT;
-  const bool keys_first = !kVotes && IXO_TOPK_KEYS_FIRST && p.NB <= kTopkSmemKeys;  // CTA-uniform
-  float row[kRowRegs];
-  if (keys_first) {
-#pragma unroll
-    for (int i = 0; i < kRowRegs; ++i) {
-      const std::int64_t j = tid + static_cast<std::int64_t>(i) * NT;
-      row[i] = j < p.NB ? sc[j] : 0.0f;
-    }
-  }
   const cm::TopkPlan t = cm::topk_plan(cm::row_inputs(p, p.slot, p.lens), r, p.NB, p.mutant);
   if (t.shortcut) {
     for (int i = tid; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
@@ -82,6 +61,7 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   const int kept = t.kept;
   for (int i = tid + kept; i < p.topk; i += NT) out[i] = cm::topk_tail_id(t, i, p.mutant);
   if (kept <= 0) return;
+  const float* sc = p.scores + hr * p.NB;
   auto emit = [&](std::uint32_t pos, std::int64_t j) {
     if (IXO_MUTANT(p.mutant, mutants::ids_unsorted)) pos = static_cast<std::uint32_t>(kept) - 1u - pos;  // descending
     if (pos < static_cast<std::uint32_t>(kept)) out[pos] = static_cast<std::int32_t>(j);
@@ -95,15 +75,8 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
       return;
   }
   const bool in_smem = n <= kTopkSmemKeys;
-  if (keys_first) {  // n <= NB <= kTopkSmemKeys
-#pragma unroll
-    for (int i = 0; i < kRowRegs; ++i) {
-      const std::int64_t j = tid + static_cast<std::int64_t>(i) * NT;
-      if (j < n) keys[j] = score_key_hi(row[i]);
-    }
-  } else if (in_smem) {
+  if (in_smem)
     for (std::int64_t j = tid; j < n; j += NT) keys[j] = score_key_hi(sc[j]);
-  }
   __syncthreads();
   auto key = [&](std::int64_t j) -> std::uint32_t { return in_smem ? keys[j] : score_key_hi(sc[j]); };
 
