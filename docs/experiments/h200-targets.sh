@@ -7,6 +7,7 @@
 # alone, % of the floor), the gate protocol A N x2, the perf gate of A against bench/gpu/perf-baseline-h200.json
 # with REBASELINE=pass (the re-written baseline lands in $OUT), the CP bench A N, a third step round.
 #   PERF_COMMIT=<sha> bash docs/experiments/h200-targets.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+# N_FLAGS names N's build flags (default session 31's); session 32: N_FLAGS=-DIXO_TOPK_EARLY_STOP=0 (row 51).
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 if ! on_h200; then
@@ -15,11 +16,11 @@ fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
 ( variant A "" none $T ) &
-( variant N "-DIXO_PACKED_K_EVICT_FIRST=0" none bench_gpu_index_step bench_gpu_cp ) &
+( variant N "${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0}" none bench_gpu_index_step bench_gpu_cp ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 for r in 1 2; do for v in A N; do step $v$r /tmp/$v; done; done; pack
 for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
-pgate /tmp/A session31
+pgate /tmp/A ${PERF_COMMIT:-unknown}
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in A N; do step ${v}3 /tmp/$v; done; pack
