@@ -113,6 +113,39 @@ __device__ __forceinline__ RadixThreshold radix_select(std::int64_t n, Key key, 
   return RadixThreshold{prefix, eq_total};
 }
 
+// The compaction of a small selection without a partial tie (experiment row 52; 0: radix_compact always, as
+// before session 32). When the threshold's tied keys are all selected (eq_total == need) the selected keys are
+// exactly those >= prefix (radix_select's RadixThreshold), so each thread appends the ids of its own to a shared
+// list (in any order; `kept` of them), and after one barrier each of the first `kept` threads ranks its entry
+// among the others: its position in id order. For kept <= kSmallSelect (the M3 rows: topk 16), instead of
+// radix_compact's two passes over the keys around a block scan. list: kSmallSelect entries; count: 0 before
+// the caller's first barrier.
+#ifndef IXO_TOPK_SMALL_COMPACT
+#define IXO_TOPK_SMALL_COMPACT 1
+#endif
+constexpr int kSmallSelect = 32;
+template <int NT, class Key, class Emit>
+__device__ __forceinline__ void small_compact(std::int64_t n, Key key, std::uint32_t prefix, std::uint32_t kept,
+                                              std::uint32_t* list, std::uint32_t& count, Emit emit) {
+  const int tid = threadIdx.x;
+  for (std::int64_t j = tid; j < n; j += NT)
+    if (key(j) >= prefix) {
+      const std::uint32_t at = atomicAdd(&count, 1u);
+      if (at < static_cast<std::uint32_t>(kSmallSelect)) list[at] = static_cast<std::uint32_t>(j);
+    }
+  __syncthreads();
+  if (tid < static_cast<int>(kept)) {
+    const std::uint32_t id = list[tid];
+    std::uint32_t rank = 0;
+    for (std::uint32_t s = 0; s < kept; ++s) rank += list[s] < id ? 1u : 0u;
+    emit(rank, static_cast<std::int64_t>(id));
+  }
+}
+// Whether small_compact applies: the knob, a small selection, every tied key selected.
+__device__ __forceinline__ bool small_compact_fits(const RadixThreshold& th, std::uint32_t need, std::uint32_t kept) {
+  return IXO_TOPK_SMALL_COMPACT && th.eq_total == need && kept <= static_cast<std::uint32_t>(kSmallSelect);
+}
+
 // The topk_ties_by_arrival mutant's compaction (SGLang's radix top-k): each thread counts its
 // keys, then claims its tied ones with one atomicAdd as it arrives, so which of the tied keys
 // are selected depends on the order the threads finish reading their keys. Positions are

@@ -48,7 +48,9 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
   __shared__ std::uint32_t sel_digit, sel_need;
+  __shared__ std::uint32_t small_ids[kSmallSelect], small_count;
   const int tid = threadIdx.x;
+  if (tid == 0) small_count = 0;       // small_compact's; ordered by radix_select's barriers
   const std::int64_t hr = blockIdx.x;  // h * R + r
   const std::int64_t r = hr % p.R;
   std::int32_t* out = p.out + hr * p.topk;
@@ -86,7 +88,10 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   // lowest ones instead.
   const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? th.eq_total - need : 0u;
   // Compaction in id order: ids ascending.
-  radix_compact<NT>(n, key, th.prefix, need, skip, scan, emit, p.mutant);
+  if (small_compact_fits(th, need, static_cast<std::uint32_t>(kept)))  // CTA-uniform
+    small_compact<NT>(n, key, th.prefix, static_cast<std::uint32_t>(kept), small_ids, small_count, emit);
+  else
+    radix_compact<NT>(n, key, th.prefix, need, skip, scan, emit, p.mutant);
 }
 
 __global__ void fill_u32_kernel(std::uint32_t* dst, std::uint32_t bits, std::size_t n) {

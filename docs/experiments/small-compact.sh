@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Session 32's third device call (row 52): the top-k's small compaction. When the threshold's tied keys are all
+# selected (eq_total == need: always after row 51's early stop, and after 4 passes unless the k-th score is an exact
+# tie) and at most 32 ids are kept, radix_select.cuh's small_compact appends the ids of the keys >= prefix to a
+# shared list and ranks them there (one barrier), instead of radix_compact's two passes around a block scan.
+#   A: the tree; S: -DIXO_TOPK_SMALL_COMPACT=0 (8af29ee's top-k: the early stop only); N: S and
+#   -DIXO_TOPK_EARLY_STOP=0 (the top-k before this session).
+#   Predicted (session 21's in-step CTA: compaction 1.34 us at 1025 keys, 2.67 at 4097; row 51 measured about half
+#   its prediction): top-k alone -0.5..-1 us at 1025 keys, -1..-2 at 4097; packed step 16 x 131072 -0.5..-1 us;
+#   the CP candidates (same compaction, ncand <= 32) -0.3..-0.6; latency suite 32K contexts (radix rows) -0.3..-0.5.
+# On an H200 the step bench A S N x2 comes first (issue 27's table), else A's GPU tests and the sanitizer stage
+# first; then step / gate protocol A S N, latency A S A S, CP A S, the perf gate of A (REBASELINE=pass).
+#   PERF_COMMIT=<sha> bash docs/experiments/small-compact.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+cd "$(dirname "$0")/../.."
+VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
+T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
+AT="test_gpu test_gpu_graph test_conformance_cuda test_cp_gpu test_cp_gpu_local0 test_kernels_cpu"
+( variant A "" none $T $AT ) &
+( variant S "-DIXO_TOPK_SMALL_COMPACT=0" none $T ) &
+( variant N "-DIXO_TOPK_SMALL_COMPACT=0 -DIXO_TOPK_EARLY_STOP=0" none bench_gpu_index_step ) &
+wait; pack
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+steps() { for r in "$@"; do for v in A S N; do step $v$r /tmp/$v; done; done; pack; }
+on_h200 && steps 1 2
+gt test_gpu-A /tmp/A/tests/gpu/test_gpu '*'
+bash tests/gpu/expect_killed.sh topk_early_stop_partial_bin /tmp/A/tests/gpu/test_gpu --gtest_filter='CudaTopk/TopkRadix.*' \
+  > $R/mutant-early-stop.log 2>&1
+echo "mutant.topk_early_stop_partial_bin rc=$? (0: killed): $(tail -1 $R/mutant-early-stop.log) ($(el))" >> $s
+bash tests/gpu/expect_killed.sh tie_rule_reversed /tmp/A/tests/gpu/test_gpu --gtest_filter='CudaTopk/TopkRadix.*' \
+  > $R/mutant-tie-rule.log 2>&1
+echo "mutant.tie_rule_reversed rc=$? (0: killed): $(tail -1 $R/mutant-tie-rule.log) ($(el))" >> $s
+gt test_gpu_graph-A /tmp/A/tests/gpu/test_gpu_graph '*'
+gt conformance-A /tmp/A/tests/conformance/test_conformance_cuda '*'
+gt test_cp_gpu-A /tmp/A/tests/cp/test_cp_gpu '*'
+gt test_cp_gpu_local0-A /tmp/A/tests/cp/test_cp_gpu_local0 '*'; pack
+STAGES=sanitize BUILD_DIR=/tmp/A SAN_TIMEOUT=120 SAN_UNTIL=$(( $(date +%s) + 170 )) \
+  bash ci/gpu-check.sh $R/san > $R/san.log 2>&1
+echo "sanitize A rc=$? ($(el))" >> $s; grep -E '^== compute' $R/san.log >> $s; pack
+on_h200 || steps 1 2
+for r in 1 2; do for v in A S N; do gstep $v$r /tmp/$v; done; done; pack
+for v in A S A S; do lat $v /tmp/$v; done
+echo "== latency A vs S" >> $s
+/usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-S1.md,$R/lat-S2.md >> $s 2>&1; pack
+for v in A S; do cpb ${v}1 /tmp/$v; done; pack
+pgate /tmp/A ${PERF_COMMIT:-unknown}
+on_h200 && steps 3
