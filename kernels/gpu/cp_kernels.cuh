@@ -374,7 +374,7 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   __shared__ std::uint32_t sel_digit, sel_need;
   __shared__ std::uint32_t small_ids[kSmallSelect], small_count;
   const int tid = threadIdx.x;
-  if (tid == 0) small_count = 0;  // small_compact's; ordered by radix_select's barriers
+  if (!kVotes && tid == 0) small_count = 0;  // small_compact's; ordered by radix_select's barriers
   const int y = static_cast<int>(blockIdx.y);
   const int rank = p.rank_base + y;
   const std::int64_t hr = blockIdx.x;
@@ -396,10 +396,14 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   }
   std::uint32_t need = static_cast<std::uint32_t>(ncand);
   const RadixThreshold th = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
-  if (small_compact_fits(th, need, static_cast<std::uint32_t>(ncand)))  // CTA-uniform
-    small_compact<NT>(n, key, th.prefix, static_cast<std::uint32_t>(ncand), small_ids, small_count, emit);
-  else
-    radix_compact<NT>(n, key, th.prefix, need, 0u, scan, emit);
+  // Not in the vote instantiation, as in topk_kernel.
+  if constexpr (!kVotes) {
+    if (small_compact_fits(th, need, static_cast<std::uint32_t>(ncand))) {  // CTA-uniform
+      small_compact<NT>(n, key, th.prefix, static_cast<std::uint32_t>(ncand), small_ids, small_count, emit);
+      return;
+    }
+  }
+  radix_compact<NT>(n, key, th.prefix, need, 0u, scan, emit);
 }
 
 // ---------------------------------------------------------------- merge
