@@ -11,6 +11,10 @@
 #   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
 #   cpb NAME DIR              bench_gpu_cp of DIR ($R/cp-NAME.md), its table rows into the summary
 #   gt NAME BINARY FILTER [ENV]  a gtest binary under a filter (and one VAR=value), its verdict line
+#   killed KEY BINARY FILTER  tests/gpu/expect_killed.sh: the mutant KEY must make the gtest BINARY fail under FILTER
+#   a_tests DIR [KEY...]      DIR's GPU tests (test_gpu, test_gpu_graph, conformance, test_cp_gpu, test_cp_gpu_local0:
+#                             the targets in $ATESTS) and `killed` for each mutant KEY on CudaTopk/TopkRadix
+#   a_san DIR SECONDS         ci/gpu-check.sh's sanitizer stage on DIR's build, every run within SECONDS
 #   on_h200                   true on an H200
 #   pgate DIR COMMIT          ci/gpu-check.sh's perf gate on DIR's build against the card's baseline, REBASELINE=pass
 #                             (PERF_COMMIT, else COMMIT, names the tree); a re-written baseline lands in $R (pack: $OUT)
@@ -64,6 +68,24 @@ gt() {
   env LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu ${4:-IXO_NONE=1} timeout 240 $2 --gtest_filter="$3" \
     --gtest_brief=1 > $R/$1.log 2>&1
   echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
+}
+ATESTS="test_gpu test_gpu_graph test_conformance_cuda test_cp_gpu test_cp_gpu_local0 test_kernels_cpu"
+killed() {
+  bash tests/gpu/expect_killed.sh $1 $2 --gtest_filter="$3" > $R/mutant-$1.log 2>&1
+  echo "mutant.$1 rc=$? (0: killed): $(tail -1 $R/mutant-$1.log) ($(el))" >> $s
+}
+a_tests() {
+  local d=$1; shift
+  gt test_gpu-A $d/tests/gpu/test_gpu '*'
+  for k in "$@"; do killed $k $d/tests/gpu/test_gpu 'CudaTopk/TopkRadix.*'; done
+  gt test_gpu_graph-A $d/tests/gpu/test_gpu_graph '*'
+  gt conformance-A $d/tests/conformance/test_conformance_cuda '*'
+  gt test_cp_gpu-A $d/tests/cp/test_cp_gpu '*'
+  gt test_cp_gpu_local0-A $d/tests/cp/test_cp_gpu_local0 '*'; pack
+}
+a_san() {
+  STAGES=sanitize BUILD_DIR=$1 SAN_TIMEOUT=120 SAN_UNTIL=$(( $(date +%s) + $2 )) bash ci/gpu-check.sh $R/san > $R/san.log 2>&1
+  echo "sanitize $1 rc=$? ($(el))" >> $s; grep -E '^== compute' $R/san.log >> $s; pack
 }
 on_h200() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; }
 pgate() {

@@ -16,28 +16,20 @@
 # lands in $OUT; committed only if A is adopted).
 #   bash docs/experiments/topk-keys-early.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 # Ran: session 32 call 1 (H100, 40def36; data/s32-topk-keys-early-h100.log): the early stop kept, the keys first
-# (K = N within noise) removed afterwards, so IXO_TOPK_KEYS_FIRST is gone from the tree.
+# (K = N within noise) removed afterwards, so IXO_TOPK_KEYS_FIRST is gone from the tree. Its tests and sanitizer
+# lines became lease-lib.sh's a_tests / a_san after the call (a_tests adds test_gpu_graph).
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
+VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt a_tests a_san on_h200 pgate
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
-AT="test_gpu test_gpu_graph test_conformance_cuda test_cp_gpu test_cp_gpu_local0 test_kernels_cpu"
-( variant A "" none $T $AT ) &
+( variant A "" none $T $ATESTS ) &
 ( variant N "-DIXO_TOPK_KEYS_FIRST=0 -DIXO_TOPK_EARLY_STOP=0" none $T ) &
 ( variant K "-DIXO_TOPK_EARLY_STOP=0" none bench_gpu_index_step ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 for r in 1 2; do for v in A N K; do step $v$r /tmp/$v; done; done; pack
-gt test_gpu-A /tmp/A/tests/gpu/test_gpu '*'
-bash tests/gpu/expect_killed.sh topk_early_stop_partial_bin /tmp/A/tests/gpu/test_gpu --gtest_filter='CudaTopk/TopkRadix.*' \
-  > $R/mutant-early-stop.log 2>&1
-echo "mutant.topk_early_stop_partial_bin rc=$? (0: killed): $(tail -1 $R/mutant-early-stop.log) ($(el))" >> $s
-gt conformance-A /tmp/A/tests/conformance/test_conformance_cuda '*'
-gt test_cp_gpu-A /tmp/A/tests/cp/test_cp_gpu '*'
-gt test_cp_gpu_local0-A /tmp/A/tests/cp/test_cp_gpu_local0 '*'; pack
+a_tests /tmp/A topk_early_stop_partial_bin
 for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
-STAGES=sanitize BUILD_DIR=/tmp/A SAN_TIMEOUT=120 SAN_UNTIL=$(( $(date +%s) + 200 )) \
-  bash ci/gpu-check.sh $R/san > $R/san.log 2>&1
-echo "sanitize A rc=$? ($(el))" >> $s; grep -E '^== compute' $R/san.log >> $s; pack
+a_san /tmp/A 200
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in A N A N; do lat $v /tmp/$v; done
 echo "== latency A vs N" >> $s
