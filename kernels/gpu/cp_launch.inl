@@ -8,9 +8,9 @@ namespace {
 #if defined(IXO_GPU_CUDA)
 template <int D, int KFMT, bool kStreamK>
 gpuError_t launch_cp_mma(const cpk::CpScoreParams& p, dim3 grid, gpuStream_t s) {
+  // Dynamic shared memory: the K ring and the EntryRing.
   return detail::launch_mma_score_kernel<cpk::cp_score_mma_kernel<D, KFMT, kStreamK>,
-                                         detail::MmaCfg<D, KFMT>::kSmemBytesWithEntries>(p, grid,
-                                                                                         s);  // K ring + EntryRing
+                                         detail::MmaCfg<D, KFMT>::kSmemBytesWithEntries>(p, grid, s);
 }
 #endif
 

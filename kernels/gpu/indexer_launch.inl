@@ -14,8 +14,9 @@ namespace cm = ixo::common;
 #if defined(IXO_GPU_CUDA)
 template <int D, int KFMT, bool kPacked>
 gpuError_t launch_score_mma(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
+  // Dynamic shared memory: the K ring.
   return detail::launch_mma_score_kernel<detail::score_mma_kernel<D, KFMT, kPacked>,
-                                         detail::MmaCfg<D, KFMT>::kSmemBytes>(p, grid, s);  // K ring
+                                         detail::MmaCfg<D, KFMT>::kSmemBytes>(p, grid, s);
 }
 #endif
 
