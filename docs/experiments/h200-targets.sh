@@ -8,6 +8,7 @@
 # with REBASELINE=pass (the re-written baseline lands in $OUT), the CP bench A N, a third step round.
 #   PERF_COMMIT=<sha> bash docs/experiments/h200-targets.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 # N_FLAGS names N's build flags (default session 31's); session 32: N_FLAGS=-DIXO_TOPK_EARLY_STOP=0 (row 51).
+# TL=1 also builds T (topk-timeline.patch) and, last, writes the in-step top-k timeline's summary.
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 if ! on_h200; then
@@ -17,6 +18,7 @@ T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
 ( variant A "" none $T ) &
 ( variant N "${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0}" none bench_gpu_index_step bench_gpu_cp ) &
+[[ ${TL:-0} == 1 ]] && ( variant T "-DIXO_TOPK_TIMELINE" topk-timeline.patch bench_gpu_index_step ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 for r in 1 2; do for v in A N; do step $v$r /tmp/$v; done; done; pack
@@ -24,3 +26,8 @@ for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
 pgate /tmp/A ${PERF_COMMIT:-unknown}
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in A N; do step ${v}3 /tmp/$v; done; pack
+if [[ ${TL:-0} == 1 ]]; then
+  mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
+    echo "top-k timeline T rc=$? ($(el))" >> $s
+    /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
+fi

@@ -3,6 +3,8 @@
 for each shape, the last replayed packed step's score CTAs and top-k CTAs, in microseconds.
 
     python3 topk_timeline_summary.py DIR     (DIR holds topk-tl-*.csv and score-tl-*.csv)
+
+Rows: CTA, start, plan, keys, select, end, smid [, the select's last pass shift: session 32's patch].
 """
 import glob
 import os
@@ -41,6 +43,15 @@ def main(d):
               f"{(last - t0) / 1e3:.2f} us, p50 start->plan {us(1, 2):.2f} plan->keys {us(2, 3):.2f} "
               f"keys->select {us(3, 4):.2f} select->end {us(4, 5):.2f} us, CTA p50 {us(1, 5):.2f} us, "
               f"span {(max(r[5] for r in tk) - t0) / 1e3:.2f} us; step {(max(r[5] for r in tk) - s0) / 1e3:.1f} us")
+        if all(len(r) > 7 for r in tk):  # session 32's patch: the select's last pass (shift 24 / 16 / 8 / 0, 255: none)
+            passes = {}
+            for r in tk:
+                p = "none" if r[7] == 255 else str(4 - r[7] // 8)
+                passes[p] = passes.get(p, 0) + 1
+            slowest = max(tk, key=lambda r: r[5] - r[1])
+            print(f"  radix passes per CTA: {dict(sorted(passes.items()))}; the slowest CTA "
+                  f"({(slowest[5] - slowest[1]) / 1e3:.2f} us) ran "
+                  f"{'none' if slowest[7] == 255 else 4 - slowest[7] // 8}")
 
 
 if __name__ == "__main__":
