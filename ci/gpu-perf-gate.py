@@ -229,6 +229,8 @@ def compare(baseline, runs, allow_noisy):
                  f"(fails below {MIN_WEIGHTED_RATIO}); {len(slow)} of {len(cases)} cases more than "
                  f"{100 * MAX_CASE_SLOWDOWN:g} % slower")
     lines += ceiling_notes(baseline, runs)
+    if slow:
+        lines.append(SAME_CARD_HINT)
     failed = w < MIN_WEIGHTED_RATIO or bool(slow)
     why = []
     if w < MIN_WEIGHTED_RATIO:
@@ -237,6 +239,13 @@ def compare(baseline, runs, allow_noisy):
         why.append(f"slower by more than {100 * MAX_CASE_SLOWDOWN:g} %: {', '.join(slow)}")
     lines.append(f"perf gate: FAIL ({'; '.join(why)})" if failed else "perf gate: PASS")
     return (1 if failed else 0), lines
+
+
+# Printed under a per-case fail: the gate compares with a baseline taken on another machine of the model, and two
+# H100 hosts were 5-7 % apart on the ~16 us b1/ctx4K packed steps with byte-identical code (docs/performance.md
+# "Session 32").
+SAME_CARD_HINT = ("a case slower on code that did not change can be the card: measure the baseline's commit beside "
+                  "the tree on this card (docs/experiments/gate-same-machine.sh) before anything else")
 
 
 def ceiling_notes(baseline, runs):

@@ -78,6 +78,14 @@ def test_one_case_6_percent_slower_fails(tmp_path):
     assert p.returncode == 1, p.stdout + p.stderr
     assert f"| {slow} | 20.00 | 21.20 | 1.0600 | 0.4 | FAIL: 6.0 % slower (limit 5 %) |" in p.stdout
     assert p.stdout.splitlines()[-1] == f"perf gate: FAIL (slower by more than 5 %: {slow})"
+    assert "gate-same-machine.sh" in p.stdout  # the same-card check is named under a per-case fail
+
+
+def test_the_same_card_hint_only_under_a_per_case_fail(tmp_path):
+    p = gate(tmp_path, baseline_json(ALL), run_json(scaled(ALL, 1.015)))  # fails on the weighted ratio alone
+    assert p.returncode == 1 and "gate-same-machine.sh" not in p.stdout, p.stdout
+    p = gate(tmp_path, baseline_json(ALL), run_json(ALL))
+    assert p.returncode == 0 and "gate-same-machine.sh" not in p.stdout, p.stdout
 
 
 def test_every_case_1_5_percent_slower_fails_on_the_weighted_ratio(tmp_path):
