@@ -154,8 +154,11 @@ def test_the_suite_properties_shrink_an_exec_kernel_bug(tmp_path):
     # > 300 s). Split from the test above so ctest can run the two in parallel; no subprocess
     # timeout any more (the old 1200 s one was reachable on a slow machine).
     # Only the property rows (the groups and fixtures over an exec kernel are the test above's).
+    # Seed 2: its first case exposes the bug, so the shrink starts there (22 s on the idle 2-core machine); the
+    # default seed's draw finds it later and shrinks from a larger case (37 s); seeds 3 and 5 miss it in 6 cases.
+    # Which draw finds it does not change what this checks: a property failure, shrunk and written for replay.
     rc, out = ixo("check", "--backend", KERNEL + " --bug gqa", "--no-groups", "--no-fixtures", "--property",
-                  "matches-oracle", "--property-cases", "6", "--out", str(tmp_path), "--failures-only")
+                  "matches-oracle", "--property-cases", "6", "--seed", "2", "--out", str(tmp_path), "--failures-only")
     assert rc == 1 and "prop:matches-oracle" in out and "shrunk case written" in out, out
     assert os.listdir(tmp_path)
 
