@@ -143,25 +143,20 @@ if has sanitize; then
       fi
       timeout "$lim" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 7 "$@" --gtest_brief=1
     }
+    # A later run of the same tool: appended to the same log; the first failing run's rc is kept.
+    san_more() {
+      san "$@" >> "$out/sanitizer-$tool.log" 2>&1
+      local r=$?; [[ $rc == 0 ]] && rc=$r
+    }
     san "$B/tests/kernels/test_kernels_cpu" --gtest_filter="$filter" > "$out/sanitizer-$tool.log" 2>&1
     rc=$?
-    # The CUDA-graph replays (test_gpu_graph), same tool, appended to the same log.
-    if [[ ${SAN_GRAPH:-1} != 0 ]]; then
-      san "$B/tests/gpu/test_gpu_graph" >> "$out/sanitizer-$tool.log" 2>&1
-      rc2=$?; [[ $rc == 0 ]] && rc=$rc2
-    fi
+    # The CUDA-graph replays (test_gpu_graph).
+    [[ ${SAN_GRAPH:-1} != 0 ]] && san_more "$B/tests/gpu/test_gpu_graph"
     t='CudaTopk/TopkRadix.IdsMatchTheOracleSelection'
-    san "$B/tests/gpu/test_gpu" --gtest_filter="${SAN_TOPK_FILTER:-$t/nb1024_k16:$t/nb4097_k16:$t/nb9000_k16:$t/nb2048_k100}" \
-      >> "$out/sanitizer-$tool.log" 2>&1
-    rc2=$?; [[ $rc == 0 ]] && rc=$rc2
+    san_more "$B/tests/gpu/test_gpu" --gtest_filter="${SAN_TOPK_FILTER:-$t/nb1024_k16:$t/nb4097_k16:$t/nb9000_k16:$t/nb2048_k100}"
     c='Local0/CudaCpLocal0.PackedEqualsRowsAndOracle'
-    san "$B/tests/cp/test_cp_gpu_local0" --gtest_filter="${SAN_CP_SMALL_FILTER:-$c/w2_p4_max:$c/w2_p3_lse:$c/w4_p4_max:$c/w4_p2_lse}" \
-      >> "$out/sanitizer-$tool.log" 2>&1
-    rc2=$?; [[ $rc == 0 ]] && rc=$rc2
-    if [[ -n "${SAN_CP_FILTER:-}" ]]; then
-      san "$B/tests/cp/test_cp_gpu" --gtest_filter="$SAN_CP_FILTER" >> "$out/sanitizer-$tool.log" 2>&1
-      rc2=$?; [[ $rc == 0 ]] && rc=$rc2
-    fi
+    san_more "$B/tests/cp/test_cp_gpu_local0" --gtest_filter="${SAN_CP_SMALL_FILTER:-$c/w2_p4_max:$c/w2_p3_lse:$c/w4_p4_max:$c/w4_p2_lse}"
+    [[ -n "${SAN_CP_FILTER:-}" ]] && san_more "$B/tests/cp/test_cp_gpu" --gtest_filter="$SAN_CP_FILTER"
     # rc 7: the sanitizer found errors; rc 1: a test failed under it; 124: timed out.
     note "compute-sanitizer $tool rc=$rc: $(grep -E 'SUMMARY' "$out/sanitizer-$tool.log" | tail -1) $(grep -E '^\[  (PASSED|FAILED)' "$out/sanitizer-$tool.log" | head -3 | tr '\n' ' ')"
     [[ $rc == 0 ]] || status=1

@@ -8,18 +8,10 @@
 # b1/ctx4K/H1 packed +5.3..+6.8 % twice on that card, on device code byte-identical to E's; side by side A and E
 # measured the same (bf16 packed 16.66-17.02 vs 16.72-17.03 us, e4m3fn 17.62-17.69 vs 17.53-17.64).
 cd "$(dirname "$0")/../.."
-source docs/experiments/lease-lib.sh  # pack el ...
+VARIANT_JOBS=8; source docs/experiments/lease-lib.sh  # pack el variant build_src
 [[ -f e8.tgz ]] || { echo "no e8.tgz (the baseline commit's source)" >> $s; pack; exit 2; }
-mkdir -p /tmp/E-src && tar -xzf e8.tgz -C /tmp/E-src
-vb() {
-  cmake -S $1 -B $2 -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
-    -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
-    -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest > $R/conf-$3.log 2>&1 &&
-    cmake --build $2 -j8 --target bench_gpu_latency > $R/build-$3.log 2>&1
-  echo "build $3 rc=$? ($(el))" >> $s
-}
-rm -rf /tmp/A-src && mkdir -p /tmp/A-src && tar -c --exclude=./build --exclude=./.deps --exclude=./e8.tgz . | tar -x -C /tmp/A-src
-( vb /tmp/A-src /tmp/A A ) & ( vb /tmp/E-src /tmp/E E ) & wait; pack
+rm -rf /tmp/E-src && mkdir -p /tmp/E-src && tar -xzf e8.tgz -C /tmp/E-src
+( variant A "" none bench_gpu_latency ) & ( build_src E "" bench_gpu_latency ) & wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 for v in A E A E; do
   /tmp/$v/bench/gpu/bench_gpu_latency --gate --only "${ONLY:-latency/b1/ctx4K/}" > $R/l-$v.log 2>&1

@@ -6,6 +6,7 @@
 #   variant NAME FLAGS PATCHES TARGETS...   a copy of the tree in /tmp/NAME-src with the comma list of
 #                             docs/experiments patches applied (none: none), built in /tmp/NAME with
 #                             FLAGS in the CUDA and C++ flags (VARIANT_JOBS parallel jobs, default 3)
+#   build_src NAME FLAGS TARGETS...   the same build of a source tree already in /tmp/NAME-src (variant's second half)
 #   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary
 #   gstep NAME DIR            the same under the gate's protocol (--gate --quick: the 16 x 131072 shapes)
 #   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
@@ -32,6 +33,10 @@ variant() {
       patch -d /tmp/$n-src -p1 < $X/$p >> $R/patch-$n.log 2>&1 || { echo "build $n: $p did not apply" >> $s; return 1; }
     done
   fi
+  build_src $n "$F" "$@"
+}
+build_src() {
+  local n=$1 F=$2; shift 2
   cmake -S /tmp/$n-src -B /tmp/$n -G Ninja -DCMAKE_BUILD_TYPE=Release -DIXO_CUDA=ON -DCMAKE_CUDA_COMPILER=$nv \
     -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_PREFIX_PATH=$deps/usr -DEigen3_DIR=$deps/usr/share/eigen3/cmake \
     -DGTest_DIR=$deps/usr/lib/x86_64-linux-gnu/cmake/GTest "-DCMAKE_CUDA_FLAGS=$F" "-DCMAKE_CXX_FLAGS=$F" \
