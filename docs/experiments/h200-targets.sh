@@ -9,6 +9,7 @@
 #   PERF_COMMIT=<sha> bash docs/experiments/h200-targets.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 # N_FLAGS names N's build flags (default session 31's); session 32: N_FLAGS=-DIXO_TOPK_EARLY_STOP=0 (row 51).
 # TL=1 also builds T (topk-timeline.patch) and, last, writes the in-step top-k timeline's summary.
+# GATE=1 (session 33) also builds A's GPU tests and runs them last (a_tests: the GPU gate's tests on the H200).
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 if ! on_h200; then
@@ -16,6 +17,7 @@ if ! on_h200; then
 fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
+[[ ${GATE:-0} == 1 ]] && T="$T $ATESTS"
 ( variant A "" none $T ) &
 ( variant N "${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0}" none bench_gpu_index_step bench_gpu_cp ) &
 [[ ${TL:-0} == 1 ]] && ( variant T "-DIXO_TOPK_TIMELINE" topk-timeline.patch bench_gpu_index_step ) &
@@ -31,3 +33,4 @@ if [[ ${TL:-0} == 1 ]]; then
     echo "top-k timeline T rc=$? ($(el))" >> $s
     /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
 fi
+[[ ${GATE:-0} == 1 ]] && a_tests /tmp/A topk_early_stop_partial_bin
