@@ -17,6 +17,14 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))]
 
 
+def passes_label(v):
+    """The select's last pass field: 255 not the radix path; shift 24 / 16 / 8 / 0 = 1-4 passes; + 64 (session
+    33's patch) the ranked finish after them."""
+    if v == 255:
+        return "none"
+    return str(4 - (v & 63) // 8) + ("+rank" if v & 64 else "")
+
+
 def main(d):
     for tk_path in sorted(glob.glob(os.path.join(d, "topk-tl-*.csv"))):
         tag = os.path.basename(tk_path)[len("topk-tl-"):-4]
@@ -46,12 +54,15 @@ def main(d):
         if all(len(r) > 7 for r in tk):  # session 32's patch: the select's last pass (shift 24 / 16 / 8 / 0, 255: none)
             passes = {}
             for r in tk:
-                p = "none" if r[7] == 255 else str(4 - r[7] // 8)
-                passes[p] = passes.get(p, 0) + 1
+                passes[passes_label(r[7])] = passes.get(passes_label(r[7]), 0) + 1
             slowest = max(tk, key=lambda r: r[5] - r[1])
             print(f"  radix passes per CTA: {dict(sorted(passes.items()))}; the slowest CTA "
-                  f"({(slowest[5] - slowest[1]) / 1e3:.2f} us) ran "
-                  f"{'none' if slowest[7] == 255 else 4 - slowest[7] // 8}")
+                  f"({(slowest[5] - slowest[1]) / 1e3:.2f} us) ran {passes_label(slowest[7])}")
+            for label in sorted(passes):
+                m = [r for r in tk if passes_label(r[7]) == label]
+                ph = lambda a, b: statistics.median((r[b] - r[a]) / 1e3 for r in m)
+                print(f"    {label}: {len(m)} CTAs, CTA p50 {ph(1, 5):.2f} max "
+                      f"{max((r[5] - r[1]) / 1e3 for r in m):.2f} us, select {ph(3, 4):.2f}, end {ph(4, 5):.2f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Session 33 (row 53): the top-k's ranked finish. Session 33's in-step timeline (H100, topk-timeline-now.sh) put a
+# top-k CTA at 4.0 us after 2 radix passes and 4.8-5.1 us after 3 (a pass 0.84-0.9 us); a third of the M3 rows took
+# 3, and the top-k's span is its slowest CTA's. radix_select.cuh now stops once <= kRankList (64) keys are at or
+# above the k-th key's bin, and rank_compact ranks them whole (two barriers) instead of the remaining passes.
+#   A: the tree; F: -DIXO_TOPK_RANK_FINISH=0 (f13d2d1's top-k: the early stop and small compaction);
+#   T: A + topk-timeline.patch (the in-step top-k CTAs: passes run, phases).
+#   Predicted: the 3-pass CTAs 4.8-5.1 -> ~4.2-4.4 us, the top-k's in-step span 5.1 -> ~4.5 us, so the packed step
+#   16 x 131072 -0.3..-0.6 us (both K types), top-k alone -0.3..-0.6; the CP candidates level to -0.5; the vote
+#   instantiations unchanged (same PTX).
+# On an H200: the step bench A F x2 first (issue 27's table), then as below. On an H100: A's GPU tests first.
+#   PERF_COMMIT=<sha> bash docs/experiments/rank-finish.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+cd "$(dirname "$0")/../.."
+VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt a_tests a_san on_h200 pgate
+T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
+( variant A "" none $T $ATESTS ) &
+( variant F "-DIXO_TOPK_RANK_FINISH=0" none $T ) &
+( variant T "-DIXO_TOPK_TIMELINE" topk-timeline.patch bench_gpu_index_step ) &
+wait; pack
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+steps() { for r in "$@"; do for v in A F; do step $v$r /tmp/$v; done; done; pack; }
+tl() {
+  mkdir -p $R/tl$1 && (cd $R/tl$1 && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
+    echo "top-k timeline T$1 rc=$? ($(el))" >> $s
+    /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
+}
+on_h200 && steps 1 2
+a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
+on_h200 || steps 1 2
+tl 1
+for r in 1 2; do for v in A F; do gstep $v$r /tmp/$v; done; done; pack
+for v in A F; do cpb ${v}1 /tmp/$v; done; pack
+for v in A F A F; do lat $v /tmp/$v; done
+echo "== latency A vs F" >> $s
+/usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-F1.md,$R/lat-F2.md >> $s 2>&1; pack
+a_san /tmp/A 150
+pgate /tmp/A ${PERF_COMMIT:-unknown}
