@@ -3,8 +3,10 @@
 # top-k CTA at 4.0 us after 2 radix passes and 4.8-5.1 us after 3 (a pass 0.84-0.9 us); a third of the M3 rows took
 # 3, and the top-k's span is its slowest CTA's. radix_select.cuh now stops once <= kRankList (64) keys are at or
 # above the k-th key's bin, and rank_compact ranks them whole (two barriers) instead of the remaining passes.
-#   A: the tree; F: -DIXO_TOPK_RANK_FINISH=0 (f13d2d1's top-k: the early stop and small compaction);
-#   T: A + topk-timeline.patch (the in-step top-k CTAs: passes run, phases).
+#   A: the tree + rank-finish.patch; F: the tree (f13d2d1's top-k: the early stop and small compaction);
+#   T: A + topk-timeline-rank.patch (the in-step top-k CTAs: passes run, phases; +64 marks a ranked finish).
+#   (Ran at d150bf0, where the patch's code was in the tree and F was -DIXO_TOPK_RANK_FINISH=0: not adopted,
+#   data/s33-rank-finish-h100.log.)
 #   Predicted: the 3-pass CTAs 4.8-5.1 -> ~4.2-4.4 us, the top-k's in-step span 5.1 -> ~4.5 us, so the packed step
 #   16 x 131072 -0.3..-0.6 us (both K types), top-k alone -0.3..-0.6; the CP candidates level to -0.5; the vote
 #   instantiations unchanged (same PTX).
@@ -13,9 +15,9 @@
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt a_tests a_san on_h200 pgate
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
-( variant A "" none $T $ATESTS ) &
-( variant F "-DIXO_TOPK_RANK_FINISH=0" none $T ) &
-( variant T "-DIXO_TOPK_TIMELINE" topk-timeline.patch bench_gpu_index_step ) &
+( variant A "" rank-finish.patch $T $ATESTS ) &
+( variant F "" none $T ) &
+( variant T "-DIXO_TOPK_TIMELINE" rank-finish.patch,topk-timeline-rank.patch bench_gpu_index_step ) &
 wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 steps() { for r in "$@"; do for v in A F; do step $v$r /tmp/$v; done; done; pack; }

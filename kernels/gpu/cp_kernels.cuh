@@ -372,9 +372,9 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
   __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
   __shared__ std::uint32_t sel_digit, sel_need;
-  __shared__ std::uint32_t small_ids[kRankList], small_keys[kRankList], small_taken[kRankList], small_count;
+  __shared__ std::uint32_t small_ids[kSmallSelect], small_count;
   const int tid = threadIdx.x;
-  if (!kVotes && tid == 0) small_count = 0;  // small_compact's / rank_compact's; ordered by radix_select's barriers
+  if (!kVotes && tid == 0) small_count = 0;  // small_compact's; ordered by radix_select's barriers
   const int y = static_cast<int>(blockIdx.y);
   const int rank = p.rank_base + y;
   const std::int64_t hr = blockIdx.x;
@@ -395,15 +395,9 @@ __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
     if (try_ballot_topk<NT>(n, key, ncand, false, emit)) return;  // else (a wide tie) the radix select
   }
   std::uint32_t need = static_cast<std::uint32_t>(ncand);
-  const RadixThreshold th =
-      radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need, 0, kVotes ? 0u : std::uint32_t{kRankList});
+  const RadixThreshold th = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need);
   // Not in the vote instantiation, as in topk_kernel.
   if constexpr (!kVotes) {
-    if (th.list > 0) {  // CTA-uniform: the ranked finish
-      rank_compact<NT>(n, key, th.prefix, th.list, static_cast<std::uint32_t>(ncand), false, small_ids, small_keys,
-                       small_taken, small_count, emit);
-      return;
-    }
     if (small_compact_fits(th, need, static_cast<std::uint32_t>(ncand))) {  // CTA-uniform
       small_compact<NT>(n, key, th.prefix, static_cast<std::uint32_t>(ncand), small_ids, small_count, emit);
       return;

@@ -53,25 +53,12 @@ __device__ __forceinline__ std::uint64_t block_exclusive_scan(std::uint64_t v, s
 // ones equal to it. After an early stop prefix is the selected bin's bits with the unresolved
 // low bits 0 and eq_total the bin's count (== need): every key of the bin is >= prefix and every
 // key below the bin < prefix, so radix_compact, comparing whole keys, selects the bin whole.
-// list > 0 (the ranked finish, below): the select stopped on a partly selected bin small enough to rank;
-// then prefix is the bin's bits (unresolved bits 0), eq_total its count, and `list` keys are >= prefix
-// (those above the bin and the bin's): rank_compact, not radix_compact, selects among them.
 struct RadixThreshold {
-  std::uint32_t prefix, eq_total, list;
+  std::uint32_t prefix, eq_total;
 };
 
-// The ranked finish of radix_select (experiment row 53; 0: the passes run until the k-th key is
-// resolved, as before session 33): once the keys >= the k-th key's bin number at most list_max, the
-// select stops and rank_compact ranks them whole instead of the remaining passes (random M3 rows: a
-// third of them needed a third pass, 0.84 us of a top-k CTA's ~4.9 on the H100; session 33's timeline).
-#ifndef IXO_TOPK_RANK_FINISH
-#define IXO_TOPK_RANK_FINISH 1
-#endif
-constexpr int kRankList = 64;  // the ranked finish's list: keys >= the bin, at most
-
 // Radix select over key(j), j in [0, n): the threshold above; `need` is left at how many keys
-// equal to the threshold are selected (after a ranked finish: how many of the bin's). list_max: the
-// ranked finish's limit (0: none; at most kRankList). Shared memory: hist[257], scan
+// equal to the threshold are selected. Shared memory: hist[257], scan
 // [IXO_WARP_SIZE], sel_digit, sel_need. Block-wide: with NT >= 256 threads (one per bin) the
 // digit is found by a block scan, with fewer by thread 0 walking the bins (same result).
 // The mutant topk_early_stop_partial_bin stops after the first pass even on a bin selected in part.
@@ -79,10 +66,9 @@ template <int NT, class Key>
 __device__ __forceinline__ RadixThreshold radix_select(std::int64_t n, Key key, std::uint32_t& need,
                                                        std::uint32_t* hist, std::uint64_t* scan,
                                                        std::uint32_t& sel_digit, std::uint32_t& sel_need,
-                                                       int mutant = 0, std::uint32_t list_max = 0) {
+                                                       int mutant = 0) {
   const int tid = threadIdx.x;
-  const std::uint32_t kept = need;
-  std::uint32_t prefix = 0, mask = 0, eq_total = 0, list = 0;
+  std::uint32_t prefix = 0, mask = 0, eq_total = 0;
   for (int shift = 24; shift >= 0; shift -= 8) {
     for (int i = tid; i < 257; i += NT) hist[i] = 0;
     __syncthreads();
@@ -123,55 +109,8 @@ __device__ __forceinline__ RadixThreshold radix_select(std::int64_t n, Key key, 
     if (IXO_TOPK_EARLY_STOP &&
         (eq_total == need || IXO_MUTANT(mutant, ixo::mutants::topk_early_stop_partial_bin)))  // CTA-uniform
       break;
-    if (IXO_TOPK_RANK_FINISH && list_max > 0 && shift > 0 && kept - need + eq_total <= list_max) {  // a partial bin
-      list = kept - need + eq_total;
-      break;
-    }
   }
-  return RadixThreshold{prefix, eq_total, list};
-}
-
-// The ranked finish (after radix_select stopped with th.list > 0): the `list` keys >= prefix go to a
-// shared list (ids, keys: kRankList entries each; count 0 before the caller's first barrier), each is
-// ranked among them by (key desc, id asc; ties_high: id desc, the tie_rule_reversed mutant), the first
-// `kept` are selected, and each selected one is emitted at its position in id order among them.
-// Two barriers and two loops over the list, instead of up to three more passes and a compaction.
-template <int NT, class Key, class Emit>
-__device__ __forceinline__ void rank_compact(std::int64_t n, Key key, std::uint32_t prefix, std::uint32_t list,
-                                             std::uint32_t kept, bool ties_high, std::uint32_t* ids,
-                                             std::uint32_t* keys, std::uint32_t* taken, std::uint32_t& count,
-                                             Emit emit) {
-  const int tid = threadIdx.x;
-  for (std::int64_t j = tid; j < n; j += NT) {
-    const std::uint32_t u = key(j);
-    if (u >= prefix) {
-      const std::uint32_t at = atomicAdd(&count, 1u);
-      if (at < static_cast<std::uint32_t>(kRankList)) {
-        ids[at] = static_cast<std::uint32_t>(j);
-        keys[at] = u;
-      }
-    }
-  }
-  __syncthreads();
-  bool sel = false;
-  std::uint32_t id = 0;
-  if (tid < static_cast<int>(list)) {
-    id = ids[tid];
-    const std::uint32_t u = keys[tid];
-    std::uint32_t before = 0;  // listed keys ranked before this one
-    for (std::uint32_t s = 0; s < list; ++s) {
-      const std::uint32_t v = keys[s], i = ids[s];
-      before += (v > u || (v == u && (ties_high ? i > id : i < id))) ? 1u : 0u;
-    }
-    sel = before < kept;
-    taken[tid] = sel ? 1u : 0u;
-  }
-  __syncthreads();
-  if (sel) {
-    std::uint32_t pos = 0;  // selected ids below this one
-    for (std::uint32_t s = 0; s < list; ++s) pos += taken[s] != 0u && ids[s] < id ? 1u : 0u;
-    emit(pos, static_cast<std::int64_t>(id));
-  }
+  return RadixThreshold{prefix, eq_total};
 }
 
 // The compaction of a small selection without a partial tie (experiment row 52; 0: radix_compact always, as

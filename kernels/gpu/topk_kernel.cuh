@@ -32,8 +32,6 @@ struct TopkParams : cm::IndexConfig {
 // scores. Otherwise a radix select (8 bits a pass, up to 4 passes: radix_select.cuh's early stop)
 // over the upper 32 bits of common::topk_key finds the k-th score key; ties on it go to the lowest
 // ids (the key's lower half); the selected ids are compacted in id order, so the output is ascending.
-// Once at most kRankList keys are at or above the k-th key's bin, rank_compact ranks them instead of
-// the remaining passes (the ranked finish, same ids).
 __device__ __forceinline__ std::uint32_t score_key_hi(float s) {
   return static_cast<std::uint32_t>(cm::topk_key(s, 0) >> 32);
 }
@@ -50,9 +48,9 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
   __shared__ std::uint32_t sel_digit, sel_need;
-  __shared__ std::uint32_t small_ids[kRankList], small_keys[kRankList], small_taken[kRankList], small_count;
+  __shared__ std::uint32_t small_ids[kSmallSelect], small_count;
   const int tid = threadIdx.x;
-  if (!kVotes && tid == 0) small_count = 0;  // small_compact's / rank_compact's; ordered by radix_select's barriers
+  if (!kVotes && tid == 0) small_count = 0;  // small_compact's; ordered by radix_select's barriers
   const std::int64_t hr = blockIdx.x;        // h * R + r
   const std::int64_t r = hr % p.R;
   std::int32_t* out = p.out + hr * p.topk;
@@ -85,11 +83,7 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   auto key = [&](std::int64_t j) -> std::uint32_t { return in_smem ? keys[j] : score_key_hi(sc[j]); };
 
   std::uint32_t need = static_cast<std::uint32_t>(kept);
-  // The ranked finish (row 53) not in the vote instantiation (as row 52), nor under the arrival-order tie
-  // mutant (SGLang's compaction: radix_compact's).
-  const std::uint32_t list_max =
-      !kVotes && !IXO_MUTANT(p.mutant, mutants::topk_ties_by_arrival) ? static_cast<std::uint32_t>(kRankList) : 0u;
-  const RadixThreshold th = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need, p.mutant, list_max);
+  const RadixThreshold th = radix_select<NT>(n, key, need, hist, scan, sel_digit, sel_need, p.mutant);
   // Ties on the threshold: the `need` lowest ids of its eq_total tied keys; the mutant skips the
   // lowest ones instead.
   const std::uint32_t skip = IXO_MUTANT(p.mutant, mutants::tie_rule_reversed) ? th.eq_total - need : 0u;
@@ -97,12 +91,6 @@ __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   // Not in the vote instantiation (its radix select runs only on a wide tie): with it compiled in there the
   // latency suite's vote-path steps measured 1-5 % slower (4K / 8K contexts; session 32, row 52).
   if constexpr (!kVotes) {
-    if (th.list > 0) {  // CTA-uniform
-      rank_compact<NT>(n, key, th.prefix, th.list, static_cast<std::uint32_t>(kept),
-                       IXO_MUTANT(p.mutant, mutants::tie_rule_reversed), small_ids, small_keys, small_taken,
-                       small_count, emit);
-      return;
-    }
     if (small_compact_fits(th, need, static_cast<std::uint32_t>(kept))) {  // CTA-uniform
       small_compact<NT>(n, key, th.prefix, static_cast<std::uint32_t>(kept), small_ids, small_count, emit);
       return;
