@@ -7,6 +7,8 @@
 #                             docs/experiments patches applied (none: none), built in /tmp/NAME with
 #                             FLAGS in the CUDA and C++ flags (VARIANT_JOBS parallel jobs, default 3)
 #   build_src NAME FLAGS TARGETS...   the same build of a source tree already in /tmp/NAME-src (variant's second half)
+#   variants SPEC...          each SPEC "NAME;FLAGS;PATCHES;TARGETS" built side by side by `variant`, then pack and the
+#                             deps' libraries on LD_LIBRARY_PATH (BENCHES: the three GPU benches' targets)
 #   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary
 #   gstep NAME DIR            the same under the gate's protocol (--gate --quick: the 16 x 131072 shapes)
 #   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
@@ -34,6 +36,16 @@ variant() {
     done
   fi
   build_src $n "$F" "$@"
+}
+BENCHES="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
+variants() {
+  local spec n f ps t
+  for spec in "$@"; do
+    IFS=';' read -r n f ps t <<< "$spec"
+    ( variant $n "$f" $ps $t ) &
+  done
+  wait; pack
+  export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 }
 build_src() {
   local n=$1 F=$2; shift 2

@@ -14,12 +14,8 @@
 #   PERF_COMMIT=<sha> bash docs/experiments/rank-finish.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt a_tests a_san on_h200 pgate
-T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
-( variant A "" rank-finish.patch $T $ATESTS ) &
-( variant F "" none $T ) &
-( variant T "-DIXO_TOPK_TIMELINE" rank-finish.patch,topk-timeline-rank.patch bench_gpu_index_step ) &
-wait; pack
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+variants "A;;rank-finish.patch;$BENCHES $ATESTS" "F;;none;$BENCHES" \
+  "T;-DIXO_TOPK_TIMELINE;rank-finish.patch,topk-timeline-rank.patch;bench_gpu_index_step"
 steps() { for r in "$@"; do for v in A F; do step $v$r /tmp/$v; done; done; pack; }
 tl() {
   mkdir -p $R/tl$1 && (cd $R/tl$1 && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1

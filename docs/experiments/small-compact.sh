@@ -13,12 +13,8 @@
 #   PERF_COMMIT=<sha> bash docs/experiments/small-compact.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt a_tests a_san on_h200 pgate
-T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
-( variant A "" none $T $ATESTS ) &
-( variant S "-DIXO_TOPK_SMALL_COMPACT=0" none $T ) &
-( variant N "-DIXO_TOPK_SMALL_COMPACT=0 -DIXO_TOPK_EARLY_STOP=0" none bench_gpu_index_step ) &
-wait; pack
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+variants "A;;none;$BENCHES $ATESTS" "S;-DIXO_TOPK_SMALL_COMPACT=0;none;$BENCHES" \
+  "N;-DIXO_TOPK_SMALL_COMPACT=0 -DIXO_TOPK_EARLY_STOP=0;none;bench_gpu_index_step"
 steps() { for r in "$@"; do for v in A S N; do step $v$r /tmp/$v; done; done; pack; }
 on_h200 && steps 1 2
 a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed

@@ -20,12 +20,8 @@
 # lines became lease-lib.sh's a_tests / a_san after the call (a_tests adds test_gpu_graph).
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt a_tests a_san on_h200 pgate
-T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
-( variant A "" none $T $ATESTS ) &
-( variant N "-DIXO_TOPK_KEYS_FIRST=0 -DIXO_TOPK_EARLY_STOP=0" none $T ) &
-( variant K "-DIXO_TOPK_EARLY_STOP=0" none bench_gpu_index_step ) &
-wait; pack
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+variants "A;;none;$BENCHES $ATESTS" "N;-DIXO_TOPK_KEYS_FIRST=0 -DIXO_TOPK_EARLY_STOP=0;none;$BENCHES" \
+  "K;-DIXO_TOPK_EARLY_STOP=0;none;bench_gpu_index_step"
 for r in 1 2; do for v in A N K; do step $v$r /tmp/$v; done; done; pack
 a_tests /tmp/A topk_early_stop_partial_bin
 for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
