@@ -10,6 +10,8 @@
 # N_FLAGS names N's build flags (default session 31's); session 32: N_FLAGS=-DIXO_TOPK_EARLY_STOP=0 (row 51).
 # TL=1 also builds T (topk-timeline.patch) and, last, writes the in-step top-k timeline's summary.
 # GATE=1 (session 33) also builds A's GPU tests and runs them last (a_tests: the GPU gate's tests on the H200).
+# P_FLAGS=... (session 33) adds variant P (those flags) to the step bench rounds, e.g. row 54's
+# -DIXO_FP8_LONG_PLAIN_COPIES=1 (the packed fp8 launches of > 128 blocks a CTA keep plain copies).
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 if ! on_h200; then
@@ -18,16 +20,16 @@ fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
 [[ ${GATE:-0} == 1 ]] && T="$T $ATESTS"
-( variant A "" none $T ) &
-( variant N "${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0}" none bench_gpu_index_step bench_gpu_cp ) &
-[[ ${TL:-0} == 1 ]] && ( variant T "-DIXO_TOPK_TIMELINE" topk-timeline.patch bench_gpu_index_step ) &
-wait; pack
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
-for r in 1 2; do for v in A N; do step $v$r /tmp/$v; done; done; pack
+V="A N"; [[ -n ${P_FLAGS:-} ]] && V="A N P"
+specs=("A;;none;$T" "N;${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0};none;bench_gpu_index_step bench_gpu_cp")
+[[ -n ${P_FLAGS:-} ]] && specs+=("P;$P_FLAGS;none;bench_gpu_index_step")
+[[ ${TL:-0} == 1 ]] && specs+=("T;-DIXO_TOPK_TIMELINE;topk-timeline.patch;bench_gpu_index_step")
+variants "${specs[@]}"
+for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
 for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
 pgate /tmp/A ${PERF_COMMIT:-unknown}
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
-for v in A N; do step ${v}3 /tmp/$v; done; pack
+for v in $V; do step ${v}3 /tmp/$v; done; pack
 if [[ ${TL:-0} == 1 ]]; then
   mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
     echo "top-k timeline T rc=$? ($(el))" >> $s

@@ -272,12 +272,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 // The rows [first, first + rows) of a packed-plan program one after the other, each a tile
 // of one row (a group that does not pack, or a trailing row): out of line, so the packed
 // path's code stays as it was.
-template <int D, int KC>
+template <int D, int KC, bool kStreamK = kPackedStreamK>
 __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, int c, int kvh,
                                             const std::uint16_t* lut) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile's split partials have been read
-    score_mma_tile<D, KC, kPackedStreamK>(p, first + t, 1, group_plan(p, first + t, 1), c, kvh, lut);
+    score_mma_tile<D, KC, kStreamK>(p, first + t, 1, group_plan(p, first + t, 1), c, kvh, lut);
   }
 }
 
@@ -288,7 +288,8 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 // slot ids read here, on the device; the grid never depends on them), else one tile per
 // row of x, scored one after the other by this CTA. The packed tile's plan (group_plan) is
 // computed before the decision, so the slot id and length loads are in flight together.
-template <int D, int KC, bool kPacked>
+// kStreamK: the packed plan's K copies streamed (kPackedStreamK; row 54's knob launches false too).
+template <int D, int KC, bool kPacked, bool kStreamK = kPackedStreamK>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16CtasPerSm : cm::kFp8CtasPerSm)
     score_mma_kernel(ScoreParams p) {
   __shared__ std::uint16_t lut[256];
@@ -307,10 +308,10 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
-      score_mma_tile<D, KC, kPackedStreamK>(p, pr.first, p.pack, g, c, kvh, lut);
+      score_mma_tile<D, KC, kStreamK>(p, pr.first, p.pack, g, c, kvh, lut);
       return;
     }
-    score_mma_rows<D, KC>(p, pr.first, pr.rows, c, kvh, lut);
+    score_mma_rows<D, KC, kStreamK>(p, pr.first, pr.rows, c, kvh, lut);
   }
 }
 #endif  // IXO_GPU_CUDA

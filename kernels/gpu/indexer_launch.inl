@@ -12,10 +12,10 @@ namespace cm = ixo::common;
 // D (compile-time) 64 / 128 on CUDA: tensor-core kernel; D = 0: the portable scalar kernel
 // (any D <= 256; the only path on HIP).
 #if defined(IXO_GPU_CUDA)
-template <int D, int KFMT, bool kPacked>
+template <int D, int KFMT, bool kPacked, bool kStreamK = detail::kPackedStreamK>
 gpuError_t launch_score_mma(const detail::ScoreParams& p, dim3 grid, gpuStream_t s) {
   // Dynamic shared memory: the K ring.
-  return detail::launch_mma_score_kernel<detail::score_mma_kernel<D, KFMT, kPacked>,
+  return detail::launch_mma_score_kernel<detail::score_mma_kernel<D, KFMT, kPacked, kStreamK>,
                                          detail::MmaCfg<D, KFMT>::kSmemBytes>(p, grid, s);
 }
 #endif
@@ -26,6 +26,10 @@ gpuError_t launch_score_fmt(const detail::ScoreParams& p, dim3 grid, gpuStream_t
 #if defined(IXO_GPU_CUDA)
   if constexpr (D > 0) {
     // The per-row plan runs its own instantiation, without the packed plan's decision code.
+    if constexpr (IXO_FP8_LONG_PLAIN_COPIES && KFMT != cm::kBf16) {  // experiment row 54 (mma_tile.cuh)
+      if (p.pack > 1 && (p.NB + p.chunks - 1) / p.chunks > detail::kLongCtaBlocks)
+        return launch_score_mma<D, KFMT, true, false>(p, grid, s);
+    }
     if (p.pack > 1) return launch_score_mma<D, KFMT, true>(p, grid, s);
     return launch_score_mma<D, KFMT, false>(p, grid, s);
   }
