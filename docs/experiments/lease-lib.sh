@@ -21,7 +21,8 @@
 #   on_h200                   true on an H200
 #   pgate DIR COMMIT          ci/gpu-check.sh's perf gate on DIR's build against the card's baseline, REBASELINE=pass
 #                             (PERF_COMMIT, else COMMIT, names the tree); a re-written baseline lands in $R (pack: $OUT)
-: "${OUT:?}"; R=/tmp/R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log; X=docs/experiments
+# A machine keeps /tmp between calls (and sessions): $R starts empty, so a pack holds this call's results only.
+: "${OUT:?}"; R=/tmp/R; rm -rf $R; mkdir -p $R; t0=$(date +%s); s=$R/summary.log; X=docs/experiments
 pack() { tar -czf $OUT/all.tgz -C $R . 2>/dev/null; cp $s $OUT/summary.log; cp $R/perf-baseline-*.json $OUT/ 2>/dev/null; }
 el() { echo "$(( $(date +%s) - t0 )) s"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
