@@ -32,8 +32,13 @@ const std::vector<std::string> kSim = {"sim-rows", "sim-packed", "sim-cp"};
 // the plan they probe is common::native_plan, the CPU twins' too (judged on them by KernelMatrix).
 std::vector<NamedCase> sim_rows() {
   std::vector<NamedCase> v;
+  // Not the top-k's shared-memory threshold rows (threshold_topk_smem_nb*: one row of 8191-8193 one-token blocks,
+  // 22 s in the sim, the gate's slowest C++ test): the top-k kernel's code on both sides of that threshold runs on
+  // the host in test_topk_kernel_host (nb 8192 / 9000 / 4097, both builds), the scalar score kernel in the other rows.
   for (const NamedCase& c : kernel_cases_subset(3))
-    if (c.name.rfind("threshold_chunks", 0) != 0 && c.name.rfind("threshold_packed_wave", 0) != 0) v.push_back(c);
+    if (c.name.rfind("threshold_chunks", 0) != 0 && c.name.rfind("threshold_packed_wave", 0) != 0 &&
+        c.name.rfind("threshold_topk_smem", 0) != 0)
+      v.push_back(c);
   return v;
 }
 
