@@ -10,12 +10,17 @@
 # N_FLAGS names N's build flags (default session 31's); session 32: N_FLAGS=-DIXO_TOPK_EARLY_STOP=0 (row 51).
 # TL=1 also builds T (topk-timeline.patch) and, last, writes the in-step top-k timeline's summary.
 # GATE=1 (session 33) also builds A's GPU tests and runs them last (a_tests: the GPU gate's tests on the H200).
+# ELSE_TESTS=1 (session 33): on another card, build and run the tree's GPU tests (a_tests) before stopping.
 # P_FLAGS=... (session 33) adds variant P (those flags) to the step bench rounds, e.g. row 54's
 # -DIXO_FP8_LONG_PLAIN_COPIES=1 (the packed fp8 launches of > 128 blocks a CTA keep plain copies).
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 if ! on_h200; then
-  echo "not an H200: stopped" >> $s; pack; exit 0
+  echo "not an H200: stopped" >> $s
+  if [[ ${ELSE_TESTS:-0} == 1 ]]; then  # session 33: the card still runs the tree's GPU tests
+    VARIANT_JOBS=16 variants "A;;none;$ATESTS"; a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
+  fi
+  pack; exit 0
 fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
