@@ -57,22 +57,16 @@ struct RadixThreshold {
   std::uint32_t prefix, eq_total;
 };
 
-// The lean pass of radix_select (experiment row 55; 0: every pass as before session 33): 3 barriers a pass
-// instead of 7. The histogram alternates between two buffers (each cleared in the pass before its own, after that
-// pass's first barrier: the previous pass read it last before then), every warp adds the warp totals itself (no
-// second warp scan, no barrier for it), and nothing written in a pass is overwritten before the next pass's first
-// barrier, so no pass ends in one. NT >= 256 (a thread a bin) only.
-#ifndef IXO_TOPK_LEAN_PASS
-#define IXO_TOPK_LEAN_PASS 1
-#endif
-constexpr int kRadixHistWords = IXO_TOPK_LEAN_PASS ? 2 * 257 : 257;  // radix_select's hist
-
-// radix_select's passes as before session 33 (7 barriers a pass; IXO_TOPK_LEAN_PASS 0, or fewer than 256 threads).
+// Radix select over key(j), j in [0, n): the threshold above; `need` is left at how many keys
+// equal to the threshold are selected. Shared memory: hist[257], scan
+// [IXO_WARP_SIZE], sel_digit, sel_need. Block-wide: with NT >= 256 threads (one per bin) the
+// digit is found by a block scan, with fewer by thread 0 walking the bins (same result).
+// The mutant topk_early_stop_partial_bin stops after the first pass even on a bin selected in part.
 template <int NT, class Key>
-__device__ __forceinline__ RadixThreshold radix_select_passes(std::int64_t n, Key key, std::uint32_t& need,
-                                                              std::uint32_t* hist, std::uint64_t* scan,
-                                                              std::uint32_t& sel_digit, std::uint32_t& sel_need,
-                                                              int mutant) {
+__device__ __forceinline__ RadixThreshold radix_select(std::int64_t n, Key key, std::uint32_t& need,
+                                                       std::uint32_t* hist, std::uint64_t* scan,
+                                                       std::uint32_t& sel_digit, std::uint32_t& sel_need,
+                                                       int mutant = 0) {
   const int tid = threadIdx.x;
   std::uint32_t prefix = 0, mask = 0, eq_total = 0;
   for (int shift = 24; shift >= 0; shift -= 8) {
@@ -117,67 +111,6 @@ __device__ __forceinline__ RadixThreshold radix_select_passes(std::int64_t n, Ke
       break;
   }
   return RadixThreshold{prefix, eq_total};
-}
-
-// Radix select over key(j), j in [0, n): the threshold above; `need` is left at how many keys
-// equal to the threshold are selected. Shared memory: hist[kRadixHistWords], scan
-// [IXO_WARP_SIZE], sel_digit, sel_need. Block-wide: with NT >= 256 threads (one per bin) the
-// digit is found by a block scan, with fewer by thread 0 walking the bins (same result).
-// The mutant topk_early_stop_partial_bin stops after the first pass even on a bin selected in part.
-template <int NT, class Key>
-__device__ __forceinline__ RadixThreshold radix_select(std::int64_t n, Key key, std::uint32_t& need,
-                                                       std::uint32_t* hist, std::uint64_t* scan,
-                                                       std::uint32_t& sel_digit, std::uint32_t& sel_need,
-                                                       int mutant = 0) {
-  const int tid = threadIdx.x;
-  std::uint32_t prefix = 0, mask = 0, eq_total = 0;
-  if constexpr (IXO_TOPK_LEAN_PASS && NT >= 256) {
-    constexpr int W = IXO_WARP_SIZE;
-    static_assert(NT % W == 0 && NT / W <= W, "lean pass shape");
-    const int lane = tid % W, w = tid / W;
-    for (int i = tid; i < 257; i += NT) hist[i] = 0;
-    __syncthreads();
-    int b = 0;
-    for (int shift = 24; shift >= 0; shift -= 8, b ^= 1) {
-      std::uint32_t* h = hist + b * 257;
-      for (std::int64_t j = tid; j < n; j += NT) {
-        const std::uint32_t u = key(j);
-        if ((u & mask) == prefix) atomicAdd(&h[(u >> shift) & 0xFFu], 1u);
-      }
-      __syncthreads();                                                  // 1: the histogram
-      for (int i = tid; i < 257; i += NT) hist[(b ^ 1) * 257 + i] = 0;  // the next pass's
-      const std::uint32_t mine = tid < 256 ? h[255 - tid] : 0u;         // suffix sums (h[256] stays 0)
-      std::uint32_t x = mine;
-#pragma unroll
-      for (int d = 1; d < W; d <<= 1) {
-        const std::uint32_t y = IXO_SHFL_UP(x, d);
-        if (lane >= d) x += y;
-      }
-      if (lane == W - 1) scan[w] = x;
-      __syncthreads();  // 2: the warp totals
-      std::uint32_t before = 0;
-#pragma unroll
-      for (int v = 0; v < NT / W; ++v) before += v < w ? static_cast<std::uint32_t>(scan[v]) : 0u;
-      if (tid < 256) {
-        const std::uint32_t above = before + x - mine, upto = before + x;  // bins > / >= 255 - tid
-        if (above < need && upto >= need) {
-          sel_digit = 255u - tid;
-          sel_need = need - above;
-        }
-      }
-      __syncthreads();  // 3: the digit
-      prefix |= sel_digit << shift;
-      mask |= 0xFFu << shift;
-      need = sel_need;
-      eq_total = h[sel_digit];  // CTA-uniform
-      if (IXO_TOPK_EARLY_STOP &&
-          (eq_total == need || IXO_MUTANT(mutant, ixo::mutants::topk_early_stop_partial_bin)))  // CTA-uniform
-        break;
-    }
-    return RadixThreshold{prefix, eq_total};
-  } else {
-    return radix_select_passes<NT>(n, key, need, hist, scan, sel_digit, sel_need, mutant);
-  }
 }
 
 // The compaction of a small selection without a partial tie (experiment row 52; 0: radix_compact always, as
