@@ -9,10 +9,12 @@
 //
 // The sim backends are opt-in (BackendTraits::in_default_set false: a fiber a GPU thread makes a
 // suite take minutes), so they are named here rather than found by runnable_backends(). The rows are
-// every 3rd row of the kernel matrix (test_kernel_matrix.cpp) but three chunk-plan thresholds; the
+// every 3rd row of the kernel matrix (test_kernel_matrix.cpp) but the chunk-plan thresholds and the top-k smem one; the
 // catalogue mutants below each fail one of them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -35,9 +37,10 @@ std::vector<NamedCase> sim_rows() {
   // Not the top-k's shared-memory threshold rows (threshold_topk_smem_nb*: one row of 8191-8193 one-token blocks,
   // 22 s in the sim, the gate's slowest C++ test): the top-k kernel's code on both sides of that threshold runs on
   // the host in test_topk_kernel_host (nb 8192 / 9000 / 4097, both builds), the scalar score kernel in the other rows.
+  const char* const left_out[] = {"threshold_chunks", "threshold_packed_wave", "threshold_topk_smem"};
   for (const NamedCase& c : kernel_cases_subset(3))
-    if (c.name.rfind("threshold_chunks", 0) != 0 && c.name.rfind("threshold_packed_wave", 0) != 0 &&
-        c.name.rfind("threshold_topk_smem", 0) != 0)
+    if (std::none_of(std::begin(left_out), std::end(left_out),
+                     [&](const char* prefix) { return c.name.rfind(prefix, 0) == 0; }))
       v.push_back(c);
   return v;
 }
