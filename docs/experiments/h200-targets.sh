@@ -13,12 +13,16 @@
 # ELSE_TESTS=1 (session 33): on another card, build and run the tree's GPU tests (a_tests) before stopping.
 # P_FLAGS=... (session 33) adds variant P (those flags) to the step bench rounds, e.g. row 54's
 # -DIXO_FP8_LONG_PLAIN_COPIES=1 (the packed fp8 launches of > 128 blocks a CTA keep plain copies).
+# PLANT=1 (session 34) also builds L (plant-long-cta.patch) and runs its GPU tests (plant_tests) after A's: on an H200
+# with GATE=1, else with ELSE_TESTS=1. Only CudaM3.LongPrefixes (its forced 1-chunk packed run) should fail.
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 if ! on_h200; then
   echo "not an H200: stopped" >> $s
   if [[ ${ELSE_TESTS:-0} == 1 ]]; then  # session 33: the card still runs the tree's GPU tests
-    VARIANT_JOBS=16 variants "A;;none;$ATESTS"; a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
+    L=(); [[ ${PLANT:-0} == 1 ]] && L=("L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda")
+    VARIANT_JOBS=8 variants "A;;none;$ATESTS" "${L[@]}"; a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
+    [[ ${PLANT:-0} == 1 ]] && plant_tests /tmp/L
   fi
   pack; exit 0
 fi
@@ -29,6 +33,7 @@ V="A N"; [[ -n ${P_FLAGS:-} ]] && V="A N P"
 specs=("A;;none;$T" "N;${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0};none;bench_gpu_index_step bench_gpu_cp")
 [[ -n ${P_FLAGS:-} ]] && specs+=("P;$P_FLAGS;none;bench_gpu_index_step")
 [[ ${TL:-0} == 1 ]] && specs+=("T;-DIXO_TOPK_TIMELINE;topk-timeline.patch;bench_gpu_index_step")
+[[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && specs+=("L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda")
 variants "${specs[@]}"
 for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
 for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
@@ -41,3 +46,4 @@ if [[ ${TL:-0} == 1 ]]; then
     /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
 fi
 [[ ${GATE:-0} == 1 ]] && a_tests /tmp/A topk_early_stop_partial_bin
+[[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && plant_tests /tmp/L

@@ -17,6 +17,7 @@
 #   killed KEY BINARY FILTER  tests/gpu/expect_killed.sh: the mutant KEY must make the gtest BINARY fail under FILTER
 #   a_tests DIR [KEY...]      DIR's GPU tests (test_gpu, test_gpu_graph, conformance, test_cp_gpu, test_cp_gpu_local0:
 #                             the targets in $ATESTS) and `killed` for each mutant KEY on CudaTopk/TopkRadix
+#   plant_tests DIR           a planted-bug build's test_gpu, test_gpu_graph and CUDA conformance: every failed test named
 #   a_san DIR SECONDS         ci/gpu-check.sh's sanitizer stage on DIR's build, every run within SECONDS
 #   on_h200                   true on an H200
 #   pgate DIR COMMIT          ci/gpu-check.sh's perf gate on DIR's build against the card's baseline, REBASELINE=pass
@@ -100,6 +101,13 @@ a_tests() {
   gt conformance-A $d/tests/conformance/test_conformance_cuda '*'
   gt test_cp_gpu-A $d/tests/cp/test_cp_gpu '*'
   gt test_cp_gpu_local0-A $d/tests/cp/test_cp_gpu_local0 '*'; pack
+}
+plant_tests() {
+  local d=$1 t
+  for t in tests/gpu/test_gpu tests/gpu/test_gpu_graph tests/conformance/test_conformance_cuda; do
+    gt plant-${t##*/} $d/$t '*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-${t##*/}.log | sort -u >> $s
+  done
+  pack
 }
 a_san() {
   STAGES=sanitize BUILD_DIR=$1 SAN_TIMEOUT=120 SAN_UNTIL=$(( $(date +%s) + $2 )) bash ci/gpu-check.sh $R/san > $R/san.log 2>&1
