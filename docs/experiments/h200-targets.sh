@@ -15,10 +15,14 @@
 # -DIXO_FP8_LONG_PLAIN_COPIES=1 (the packed fp8 launches of > 128 blocks a CTA keep plain copies).
 # PLANT=1 (session 34) also builds L (plant-long-cta.patch) and runs its GPU tests (plant_tests) after A's: on an H200
 # with GATE=1, else with ELSE_TESTS=1. Only CudaM3.LongPrefixes (its forced 1-chunk packed run) should fail.
+# W_FLAGS=... (session 34) adds variant W to the step and gate-protocol rounds (and with TL=1 its timeline TW), e.g.
+# row 56's -DIXO_TOPK_DIGIT_BITS=11. ELSE_SCRIPT=NAME (session 34): on another card, run docs/experiments/NAME instead
+# (e.g. wide-digits.sh, row 56's A/B; it starts its own summary).
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
 if ! on_h200; then
   echo "not an H200: stopped" >> $s
+  [[ -n ${ELSE_SCRIPT:-} ]] && exec bash $X/$ELSE_SCRIPT
   if [[ ${ELSE_TESTS:-0} == 1 ]]; then  # session 33: the card still runs the tree's GPU tests
     L=(); [[ ${PLANT:-0} == 1 ]] && L=("L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda")
     VARIANT_JOBS=8 variants "A;;none;$ATESTS" "${L[@]}"; a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
@@ -29,21 +33,26 @@ fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
 [[ ${GATE:-0} == 1 ]] && T="$T $ATESTS"
-V="A N"; [[ -n ${P_FLAGS:-} ]] && V="A N P"
+V="A N"; [[ -n ${P_FLAGS:-} ]] && V="$V P"; [[ -n ${W_FLAGS:-} ]] && V="$V W"
+G="A N"; [[ -n ${W_FLAGS:-} ]] && G="$G W"
 specs=("A;;none;$T" "N;${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0};none;bench_gpu_index_step bench_gpu_cp")
 [[ -n ${P_FLAGS:-} ]] && specs+=("P;$P_FLAGS;none;bench_gpu_index_step")
+[[ -n ${W_FLAGS:-} ]] && specs+=("W;$W_FLAGS;none;bench_gpu_index_step")
 [[ ${TL:-0} == 1 ]] && specs+=("T;-DIXO_TOPK_TIMELINE;topk-timeline.patch;bench_gpu_index_step")
+[[ ${TL:-0} == 1 && -n ${W_FLAGS:-} ]] && specs+=("TW;-DIXO_TOPK_TIMELINE $W_FLAGS;topk-timeline.patch;bench_gpu_index_step")
 [[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && specs+=("L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda")
 variants "${specs[@]}"
 for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
-for r in 1 2; do for v in A N; do gstep $v$r /tmp/$v; done; done; pack
+for r in 1 2; do for v in $G; do gstep $v$r /tmp/$v; done; done; pack
 pgate /tmp/A ${PERF_COMMIT:-unknown}
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in $V; do step ${v}3 /tmp/$v; done; pack
 if [[ ${TL:-0} == 1 ]]; then
-  mkdir -p $R/tl && (cd $R/tl && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
-    echo "top-k timeline T rc=$? ($(el))" >> $s
-    /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
+  for v in T $([[ -n ${W_FLAGS:-} ]] && echo TW); do
+    mkdir -p $R/tl-$v && (cd $R/tl-$v && /tmp/$v/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
+      echo "top-k timeline $v rc=$? ($(el))" >> $s
+      /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
+  done
 fi
 [[ ${GATE:-0} == 1 ]] && a_tests /tmp/A topk_early_stop_partial_bin
 [[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && plant_tests /tmp/L
