@@ -11,6 +11,8 @@
 # W's GPU tests first (both top-k mutants), the timelines, step W F x2, gate protocol W F x2, CP W F, latency W F W F,
 # then compute-sanitizer racecheck / synccheck / memcheck on W's top-k test and small CP cases.
 #   bash docs/experiments/wide-digits.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+# Ran at c13aed1 (session 34, H100, data/s34-wide-digits-h100.log), where the knob's code was in the tree: lost, reverted;
+# the code is wide-digits.patch now. To run it again, check out c13aed1 (its topk-timeline.patch counts the wide passes).
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-6}; source docs/experiments/lease-lib.sh  # pack el variants step gstep lat cpb a_tests
 WF=-DIXO_TOPK_DIGIT_BITS=11

@@ -369,7 +369,7 @@ inline bool cp_cand_rows_fit_votes(const CpCandParams& p, int nt) {
 // ties at the threshold to the lowest cells; keys written in cell order, the rest 0.
 template <int NT, bool kVotes = false>
 __global__ void __launch_bounds__(NT) cp_candidates_kernel(CpCandParams p) {
-  __shared__ std::uint32_t hist[kRadixHistWords];
+  __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
   __shared__ std::uint32_t sel_digit, sel_need;
   __shared__ std::uint32_t small_ids[kSmallSelect], small_count;

@@ -57,73 +57,8 @@ struct RadixThreshold {
   std::uint32_t prefix, eq_total;
 };
 
-// Wide digits (experiment row 56; 8, the default: the 8-bit passes below): IXO_TOPK_DIGIT_BITS=11 selects in at
-// most 3 passes of 11, 11 and 10 bits (2048 bins). An M3 row's keys share their top 8 bits (sign and exponent), so
-// the 8-bit first pass resolves nothing and a third of the rows need a third pass (session 33's timeline: 4.0 us
-// CTAs with 2 passes, 4.83 with 3); with 11 bits the second pass leaves the k-th key's bin nearly always whole.
-#ifndef IXO_TOPK_DIGIT_BITS
-#define IXO_TOPK_DIGIT_BITS 8
-#endif
-static_assert(IXO_TOPK_DIGIT_BITS == 8 || IXO_TOPK_DIGIT_BITS == 11, "IXO_TOPK_DIGIT_BITS: 8 or 11");
-constexpr int kRadixWideBins = 2048;
-constexpr int kRadixHistWords = IXO_TOPK_DIGIT_BITS == 11 ? kRadixWideBins : 257;  // radix_select's hist
-
-// radix_select with the wide digits: passes at bits 21-31, 10-20 and 0-9. Thread tid owns the kRadixWideBins / NT
-// bins below bin kRadixWideBins - 1 - tid * that (descending, so a block scan of the threads' sums counts the keys
-// above each thread's bins); the thread whose bins hold the `need`-th key walks them for its digit.
-template <int NT, class Key>
-__device__ __forceinline__ RadixThreshold radix_select_wide(std::int64_t n, Key key, std::uint32_t& need,
-                                                            std::uint32_t* hist, std::uint64_t* scan,
-                                                            std::uint32_t& sel_digit, std::uint32_t& sel_need,
-                                                            int mutant) {
-  constexpr int kPer = kRadixWideBins / NT;
-  static_assert(NT >= 256 && kRadixWideBins % NT == 0, "wide radix shape");
-  const int tid = threadIdx.x;
-  std::uint32_t prefix = 0, mask = 0, eq_total = 0;
-  for (int pass = 0; pass < 3; ++pass) {
-    const int shift = pass == 0 ? 21 : pass == 1 ? 10 : 0;
-    const std::uint32_t digit_mask = pass == 2 ? 0x3FFu : 0x7FFu;
-    for (int i = tid; i < kRadixWideBins; i += NT) hist[i] = 0;
-    __syncthreads();
-    for (std::int64_t j = tid; j < n; j += NT) {
-      const std::uint32_t u = key(j);
-      if ((u & mask) == prefix) atomicAdd(&hist[(u >> shift) & digit_mask], 1u);
-    }
-    __syncthreads();
-    const int top = kRadixWideBins - 1 - tid * kPer;  // this thread's highest bin
-    std::uint32_t c[kPer], sum = 0;
-#pragma unroll
-    for (int k = 0; k < kPer; ++k) {
-      c[k] = hist[top - k];
-      sum += c[k];
-    }
-    std::uint32_t above = static_cast<std::uint32_t>(block_exclusive_scan<NT>(sum, scan));  // bins > top
-    if (above < need && above + sum >= need) {
-#pragma unroll
-      for (int k = 0; k < kPer; ++k) {
-        if (above + c[k] >= need) {
-          sel_digit = static_cast<std::uint32_t>(top - k);
-          sel_need = need - above;
-          break;
-        }
-        above += c[k];
-      }
-    }
-    __syncthreads();
-    prefix |= sel_digit << shift;
-    mask |= digit_mask << shift;
-    need = sel_need;
-    eq_total = hist[sel_digit];  // CTA-uniform
-    __syncthreads();
-    if (IXO_TOPK_EARLY_STOP &&
-        (eq_total == need || IXO_MUTANT(mutant, ixo::mutants::topk_early_stop_partial_bin)))  // CTA-uniform
-      break;
-  }
-  return RadixThreshold{prefix, eq_total};
-}
-
 // Radix select over key(j), j in [0, n): the threshold above; `need` is left at how many keys
-// equal to the threshold are selected. Shared memory: hist[kRadixHistWords], scan
+// equal to the threshold are selected. Shared memory: hist[257], scan
 // [IXO_WARP_SIZE], sel_digit, sel_need. Block-wide: with NT >= 256 threads (one per bin) the
 // digit is found by a block scan, with fewer by thread 0 walking the bins (same result).
 // The mutant topk_early_stop_partial_bin stops after the first pass even on a bin selected in part.
@@ -132,8 +67,6 @@ __device__ __forceinline__ RadixThreshold radix_select(std::int64_t n, Key key, 
                                                        std::uint32_t* hist, std::uint64_t* scan,
                                                        std::uint32_t& sel_digit, std::uint32_t& sel_need,
                                                        int mutant = 0) {
-  if constexpr (IXO_TOPK_DIGIT_BITS == 11 && NT >= 256)
-    return radix_select_wide<NT>(n, key, need, hist, scan, sel_digit, sel_need, mutant);
   const int tid = threadIdx.x;
   std::uint32_t prefix = 0, mask = 0, eq_total = 0;
   for (int shift = 24; shift >= 0; shift -= 8) {

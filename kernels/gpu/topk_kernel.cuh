@@ -45,7 +45,7 @@ inline bool topk_rows_fit_votes(const TopkParams& p, int nt) { return ballot_top
 template <int NT, bool kVotes = false>
 __global__ void __launch_bounds__(NT) topk_kernel(TopkParams p) {
   __shared__ std::uint32_t keys[kTopkSmemKeys];
-  __shared__ std::uint32_t hist[kRadixHistWords];
+  __shared__ std::uint32_t hist[257];
   __shared__ std::uint64_t scan[IXO_WARP_SIZE];
   __shared__ std::uint32_t sel_digit, sel_need;
   __shared__ std::uint32_t small_ids[kSmallSelect], small_count;

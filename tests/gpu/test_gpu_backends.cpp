@@ -105,9 +105,9 @@ TEST(CudaBackends, Names) {
 
 // A larger M3-shaped case (bs 128, topk 16, D 128, 4 draft rows) with long prefixes that
 // straddle block boundaries, bf16 and e4m3fn, max and lse: packed == rows bitwise and
-// both pass the oracle. Forced chunk counts 1 and 2 make packed CTAs of 256 and 128 blocks
-// (the 32 x 524288 plan's CTAs stream ~342; every other GPU test's stream <= ~64): the same
-// bits (docs/experiments/plant-long-cta.patch drops blocks past a CTA's 128th: these fail).
+// both pass the oracle. Forced chunk counts 1 and 2 make packed CTAs of 257 blocks and of 129 / 128
+// (the 32 x 524288 plan's stream ~342): the same bits. docs/experiments/plant-long-cta.patch (blocks
+// past a CTA's 128th dropped) fails these, and conformance's random properties (session 34, H100).
 TEST(CudaM3, LongPrefixes) {
   IXO_REQUIRE_CUDA();
   for (KDtype t : {KDtype::bf16, KDtype::e4m3fn})
