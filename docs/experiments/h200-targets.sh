@@ -48,11 +48,7 @@ pgate /tmp/A ${PERF_COMMIT:-unknown}
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in $V; do step ${v}3 /tmp/$v; done; pack
 if [[ ${TL:-0} == 1 ]]; then
-  for v in T $([[ -n ${W_FLAGS:-} ]] && echo TW); do
-    mkdir -p $R/tl-$v && (cd $R/tl-$v && /tmp/$v/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
-      echo "top-k timeline $v rc=$? ($(el))" >> $s
-      /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
-  done
+  for v in T $([[ -n ${W_FLAGS:-} ]] && echo TW); do timeline $v; done
 fi
 [[ ${GATE:-0} == 1 ]] && a_tests /tmp/A topk_early_stop_partial_bin
 [[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && plant_tests /tmp/L

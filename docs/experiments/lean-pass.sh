@@ -11,23 +11,9 @@
 # small CP cases.
 #   bash docs/experiments/lean-pass.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=8; source docs/experiments/lease-lib.sh  # pack el variants step gstep lat cpb a_tests
+VARIANT_JOBS=8; source docs/experiments/lease-lib.sh  # pack el variants a_tests ab_round topk_san
 variants "A;;lean-pass.patch;$BENCHES test_gpu test_gpu_graph test_conformance_cuda test_cp_gpu test_cp_gpu_local0" \
   "F;;none;$BENCHES"
 a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
-for r in 1 2; do for v in A F; do step $v$r /tmp/$v; done; done; pack
-for r in 1 2; do for v in A F; do gstep $v$r /tmp/$v; done; done; pack
-for v in A F; do cpb ${v}1 /tmp/$v; done; pack
-for v in A F A F; do lat $v /tmp/$v; done
-echo "== latency A vs F" >> $s
-/usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-F1.md,$R/lat-F2.md >> $s 2>&1; pack
-t='CudaTopk/TopkRadix.IdsMatchTheOracleSelection'
-c='Local0/CudaCpLocal0.PackedEqualsRowsAndOracle'
-for tool in racecheck synccheck memcheck; do
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 7 /tmp/A/tests/gpu/test_gpu --gtest_brief=1 \
-    --gtest_filter="$t/nb1024_k16:$t/nb4097_k16:$t/nb9000_k16:$t/nb2048_k100:$t/nb128_k64:$t/nb40_k7" > $R/san-$tool-topk.log 2>&1
-  echo "$tool top-k rc=$? $(grep -E 'SUMMARY' $R/san-$tool-topk.log | head -1) ($(el))" >> $s
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 7 /tmp/A/tests/cp/test_cp_gpu_local0 --gtest_brief=1 \
-    --gtest_filter="$c/w2_p4_max:$c/w4_p2_lse" > $R/san-$tool-cp.log 2>&1
-  echo "$tool CP rc=$? $(grep -E 'SUMMARY' $R/san-$tool-cp.log | head -1) ($(el))" >> $s; pack
-done
+ab_round A F
+topk_san /tmp/A

@@ -18,6 +18,11 @@
 #   a_tests DIR [KEY...]      DIR's GPU tests (test_gpu, test_gpu_graph, conformance, test_cp_gpu, test_cp_gpu_local0:
 #                             the targets in $ATESTS) and `killed` for each mutant KEY on CudaTopk/TopkRadix
 #   plant_tests DIR           a planted-bug build's test_gpu, test_gpu_graph and CUDA conformance: every failed test named
+#   ab_round A B              the A/B round of a kernel experiment on /tmp/A and /tmp/B: step x2 and the gate protocol x2
+#                             interleaved, CP bench once each, latency A B A B and latency_ab.py's comparison
+#   timeline V                the in-step top-k timeline of /tmp/V (a topk-timeline.patch build) and its summary
+#   topk_san DIR              racecheck / synccheck / memcheck of DIR's top-k test (6 radix and vote rows) and 2 small
+#                             CP cases (the top-k experiments' sanitizer round)
 #   a_san DIR SECONDS         ci/gpu-check.sh's sanitizer stage on DIR's build, every run within SECONDS
 #   on_h200                   true on an H200
 #   pgate DIR COMMIT          ci/gpu-check.sh's perf gate on DIR's build against the card's baseline, REBASELINE=pass
@@ -108,6 +113,32 @@ plant_tests() {
     gt plant-${t##*/} $d/$t '*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-${t##*/}.log | sort -u >> $s
   done
   pack
+}
+ab_round() {
+  local a=$1 b=$2 r v
+  for r in 1 2; do for v in $a $b; do step $v$r /tmp/$v; done; done; pack
+  for r in 1 2; do for v in $a $b; do gstep $v$r /tmp/$v; done; done; pack
+  for v in $a $b; do cpb ${v}1 /tmp/$v; done; pack
+  for v in $a $b $a $b; do lat $v /tmp/$v; done
+  echo "== latency $a vs $b" >> $s
+  /usr/bin/env python3 $X/latency_ab.py $R/lat-${a}1.md,$R/lat-${a}2.md $R/lat-${b}1.md,$R/lat-${b}2.md >> $s 2>&1; pack
+}
+timeline() {
+  mkdir -p $R/tl-$1 && (cd $R/tl-$1 && /tmp/$1/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
+    echo "top-k timeline $1 rc=$? ($(el))" >> $s
+    /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
+}
+topk_san() {
+  local d=$1 tool t='CudaTopk/TopkRadix.IdsMatchTheOracleSelection' c='Local0/CudaCpLocal0.PackedEqualsRowsAndOracle'
+  for tool in racecheck synccheck memcheck; do
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 7 $d/tests/gpu/test_gpu --gtest_brief=1 \
+      --gtest_filter="$t/nb1024_k16:$t/nb4097_k16:$t/nb9000_k16:$t/nb2048_k100:$t/nb128_k64:$t/nb40_k7" \
+      > $R/san-$tool-topk.log 2>&1
+    echo "$tool top-k rc=$? $(grep -E 'SUMMARY' $R/san-$tool-topk.log | head -1) ($(el))" >> $s
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 7 $d/tests/cp/test_cp_gpu_local0 --gtest_brief=1 \
+      --gtest_filter="$c/w2_p4_max:$c/w4_p2_lse" > $R/san-$tool-cp.log 2>&1
+    echo "$tool CP rc=$? $(grep -E 'SUMMARY' $R/san-$tool-cp.log | head -1) ($(el))" >> $s; pack
+  done
 }
 a_san() {
   STAGES=sanitize BUILD_DIR=$1 SAN_TIMEOUT=120 SAN_UNTIL=$(( $(date +%s) + $2 )) bash ci/gpu-check.sh $R/san > $R/san.log 2>&1
