@@ -14,12 +14,13 @@
 # P_FLAGS=... (session 33) adds variant P (those flags) to the step bench rounds, e.g. row 54's
 # -DIXO_FP8_LONG_PLAIN_COPIES=1 (the packed fp8 launches of > 128 blocks a CTA keep plain copies).
 # PLANT=1 (session 34) also builds L (plant-long-cta.patch) and runs its GPU tests (plant_tests) after A's: on an H200
-# with GATE=1, else with ELSE_TESTS=1. Only CudaM3.LongPrefixes (its forced 1-chunk packed run) should fail.
-# W_FLAGS=... (session 34) adds variant W to the step and gate-protocol rounds (and with TL=1 its timeline TW), e.g.
-# row 56's -DIXO_TOPK_DIGIT_BITS=11. ELSE_SCRIPT=NAME (session 34): on another card, run docs/experiments/NAME instead
-# (e.g. wide-digits.sh, row 56's A/B; it starts its own summary).
+# with GATE=1, else with ELSE_TESTS=1. CudaM3.LongPrefixes (its forced-chunk packed runs) must fail; session 34 (H100)
+# saw conformance's random properties (cuda-rows, cuda-packed) fail too, the graph tests pass.
+# W_FLAGS=... (session 34) adds variant W to the step and gate-protocol rounds (and with TL=1 its timeline TW): row 56
+# ran with -DIXO_TOPK_DIGIT_BITS=11 at c13aed1 (lost; that knob is gone). ELSE_SCRIPT=NAME (session 34): on another
+# card, run docs/experiments/NAME instead (it starts its own summary).
 cd "$(dirname "$0")/../.."
-source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt on_h200 pgate
+source docs/experiments/lease-lib.sh  # pack el variants step gstep cpb a_tests plant_tests timeline on_h200 pgate
 if ! on_h200; then
   echo "not an H200: stopped" >> $s
   [[ -n ${ELSE_SCRIPT:-} ]] && exec bash $X/$ELSE_SCRIPT
