@@ -25,7 +25,7 @@ if ! on_h200; then
   echo "not an H200: stopped" >> $s
   [[ -n ${ELSE_SCRIPT:-} ]] && exec bash $X/$ELSE_SCRIPT
   if [[ ${ELSE_TESTS:-0} == 1 ]]; then  # session 33: the card still runs the tree's GPU tests
-    L=(); [[ ${PLANT:-0} == 1 ]] && L=("L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda")
+    L=(); [[ ${PLANT:-0} == 1 ]] && L=("$PLANT_SPEC")
     VARIANT_JOBS=8 variants "A;;none;$ATESTS" "${L[@]}"; a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
     [[ ${PLANT:-0} == 1 ]] && plant_tests /tmp/L
   fi
@@ -41,7 +41,7 @@ specs=("A;;none;$T" "N;${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0};none;bench_gpu_i
 [[ -n ${W_FLAGS:-} ]] && specs+=("W;$W_FLAGS;none;bench_gpu_index_step")
 [[ ${TL:-0} == 1 ]] && specs+=("T;-DIXO_TOPK_TIMELINE;topk-timeline.patch;bench_gpu_index_step")
 [[ ${TL:-0} == 1 && -n ${W_FLAGS:-} ]] && specs+=("TW;-DIXO_TOPK_TIMELINE $W_FLAGS;topk-timeline.patch;bench_gpu_index_step")
-[[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && specs+=("L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda")
+[[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && specs+=("$PLANT_SPEC")
 variants "${specs[@]}"
 for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
 for r in 1 2; do for v in $G; do gstep $v$r /tmp/$v; done; done; pack

@@ -18,9 +18,11 @@
 #   a_tests DIR [KEY...]      DIR's GPU tests (test_gpu, test_gpu_graph, conformance, test_cp_gpu, test_cp_gpu_local0:
 #                             the targets in $ATESTS) and `killed` for each mutant KEY on CudaTopk/TopkRadix
 #   plant_tests DIR           a planted-bug build's test_gpu, test_gpu_graph and CUDA conformance: every failed test named
+#                             (PLANT_SPEC: the `variants` spec of L, plant-long-cta.patch with those three targets)
 #   ab_round A B              the A/B round of a kernel experiment on /tmp/A and /tmp/B: step x2 and the gate protocol x2
 #                             interleaved, CP bench once each, latency A B A B and latency_ab.py's comparison
-#   timeline V                the in-step top-k timeline of /tmp/V (a topk-timeline.patch build) and its summary
+#   timeline V [RUN]          the in-step top-k timeline of /tmp/V (a topk-timeline.patch build) and its summary, in
+#                             $R/tl-V[RUN]
 #   topk_san DIR              racecheck / synccheck / memcheck of DIR's top-k test (6 radix and vote rows) and 2 small
 #                             CP cases (the top-k experiments' sanitizer round)
 #   a_san DIR SECONDS         ci/gpu-check.sh's sanitizer stage on DIR's build, every run within SECONDS
@@ -107,6 +109,7 @@ a_tests() {
   gt test_cp_gpu-A $d/tests/cp/test_cp_gpu '*'
   gt test_cp_gpu_local0-A $d/tests/cp/test_cp_gpu_local0 '*'; pack
 }
+PLANT_SPEC="L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda"
 plant_tests() {
   local d=$1 t
   for t in tests/gpu/test_gpu tests/gpu/test_gpu_graph tests/conformance/test_conformance_cuda; do
@@ -124,8 +127,8 @@ ab_round() {
   /usr/bin/env python3 $X/latency_ab.py $R/lat-${a}1.md,$R/lat-${a}2.md $R/lat-${b}1.md,$R/lat-${b}2.md >> $s 2>&1; pack
 }
 timeline() {
-  mkdir -p $R/tl-$1 && (cd $R/tl-$1 && /tmp/$1/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
-    echo "top-k timeline $1 rc=$? ($(el))" >> $s
+  mkdir -p $R/tl-$1${2:-} && (cd $R/tl-$1${2:-} && /tmp/$1/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
+    echo "top-k timeline $1${2:-} rc=$? ($(el))" >> $s
     /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
 }
 topk_san() {

@@ -13,19 +13,14 @@
 # On an H200: the step bench A F x2 first (issue 27's table), then as below. On an H100: A's GPU tests first.
 #   PERF_COMMIT=<sha> bash docs/experiments/rank-finish.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variant step gstep lat cpb gt a_tests a_san on_h200 pgate
+VARIANT_JOBS=6; source docs/experiments/lease-lib.sh  # pack el variants step gstep lat cpb timeline a_tests a_san on_h200 pgate
 variants "A;;rank-finish.patch;$BENCHES $ATESTS" "F;;none;$BENCHES" \
   "T;-DIXO_TOPK_TIMELINE;rank-finish.patch,topk-timeline-rank.patch;bench_gpu_index_step"
 steps() { for r in "$@"; do for v in A F; do step $v$r /tmp/$v; done; done; pack; }
-tl() {
-  mkdir -p $R/tl$1 && (cd $R/tl$1 && /tmp/T/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
-    echo "top-k timeline T$1 rc=$? ($(el))" >> $s
-    /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
-}
 on_h200 && steps 1 2
 a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
 on_h200 || steps 1 2
-tl 1
+timeline T 1
 for r in 1 2; do for v in A F; do gstep $v$r /tmp/$v; done; done; pack
 for v in A F; do cpb ${v}1 /tmp/$v; done; pack
 for v in A F A F; do lat $v /tmp/$v; done

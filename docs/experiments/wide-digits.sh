@@ -19,7 +19,7 @@ WF=-DIXO_TOPK_DIGIT_BITS=11
 specs=("W;$WF;none;$BENCHES test_gpu test_gpu_graph test_conformance_cuda test_cp_gpu test_cp_gpu_local0"
   "F;;none;$BENCHES" "T;-DIXO_TOPK_TIMELINE;topk-timeline.patch;bench_gpu_index_step"
   "TW;-DIXO_TOPK_TIMELINE $WF;topk-timeline.patch;bench_gpu_index_step")
-[[ ${PLANT:-0} == 1 ]] && specs+=("L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cuda")
+[[ ${PLANT:-0} == 1 ]] && specs+=("$PLANT_SPEC")
 variants "${specs[@]}"
 a_tests /tmp/W topk_early_stop_partial_bin tie_rule_reversed
 timeline T; timeline TW
