@@ -1,7 +1,7 @@
 // Where the native plan (per-row or packed) scores one cell: the CTA, the row-axis program,
 // the tile and tile row, the KV chunk and its blocks, the K head. For failure reports (`ixo
 // diff`, the kernel tests' saved cases). Host only. It asks the functions every native
-// backend runs (native_plan, program_tiles, group_plan, chunk_blocks, program_chunk,
+// backend runs (native_plan, program_tiles, group_plan, plan_chunk_blocks, plan_program_chunk,
 // tile_row) which program holds the cell, by search, so it cannot disagree with them.
 #pragma once
 #include <cstdint>
@@ -46,7 +46,7 @@ inline CellPlace locate_cell(const RowInputs& in, std::int64_t R, const NativePl
       const GroupPlan g = group_plan(in, first, pt.pack);
       for (int ch = 0; ch < p.chunks; ++ch) {
         std::int64_t b0 = 0, b1 = 0;
-        chunk_blocks(g.nbg, p.chunks, ch, &b0, &b1);
+        plan_chunk_blocks(p, g.nbg, x, kvh, ch, &b0, &b1);
         if (b >= b0 && b < b1) {
           c.chunk = ch;
           c.chunk_b0 = b0;
@@ -57,7 +57,7 @@ inline CellPlace locate_cell(const RowInputs& in, std::int64_t R, const NativePl
   }
   if (c.program < 0 || c.chunk < 0 || c.tile_row < 0) return c;
   for (std::int64_t x = 0; x < p.grid_x(); ++x) {
-    const ProgramChunk pc = program_chunk(x, p.batch, p.chunks, p.pack);
+    const ProgramChunk pc = plan_program_chunk(p, x);
     if (pc.program == c.program && pc.chunk == c.chunk) c.cta_x = x;
   }
   c.kv_head = kvh;

@@ -10,6 +10,7 @@
 #include "index_config.hpp"
 #include "indexer_common.hpp"
 #include "mutants.hpp"
+#include "round_plan.hpp"
 
 namespace ixo::common {
 
@@ -104,8 +105,8 @@ IXO_HD int score_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, in
 #endif
 constexpr int kFp8CtasPerSm = IXO_FP8_CTAS_PER_SM;
 constexpr int kBf16CtasPerSm = 2;  // the bf16 score kernel's __launch_bounds__ minimum
-constexpr std::int64_t kFp8PackedWaveSlots = 132 * kFp8CtasPerSm;
-constexpr std::int64_t kBf16PackedWaveSlots = 132 * kBf16CtasPerSm;
+constexpr std::int64_t kFp8PackedWaveSlots = kPlanSms * kFp8CtasPerSm;
+constexpr std::int64_t kBf16PackedWaveSlots = kPlanSms * kBf16CtasPerSm;
 IXO_HD int packed_wave_chunks(std::int64_t batch, std::int64_t hk, std::int64_t NB, std::int64_t wave_slots,
                               int forced = 0) {
   if (forced > 0) return forced;
@@ -159,6 +160,8 @@ struct NativePlan {
   std::int64_t hk = 1;     // programs along the K-head axis (grid y)
   std::int64_t batch = 0;  // programs along the row axis: packed_batch(R, pack) (R / pack + R % pack)
   int chunks = 1;          // KV chunks per row-axis program (score_chunks; packed: one wave)
+  int rounds = 0;          // > 0: the round plan of round_plan.hpp (row 57), its dispatch rounds
+  int round_skew = 0;      // its weights' step
   IXO_HD std::int64_t grid_x() const { return batch * chunks; }
   IXO_HD std::int64_t programs() const { return grid_x() * hk; }
 };
@@ -181,7 +184,27 @@ IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chun
   p.pack = packed && packed_plan_fits(k.packed_queries, k.Hq, p.hk) ? k.packed_queries : 1;
   p.batch = packed_batch(k.R, p.pack);
   p.chunks = native_chunks(k, p.pack, p.batch, p.hk, forced_chunks);
+  // Row 57: the packed fp8 plans of one wave and more than one round (round_plan.hpp).
+  if (IXO_FP8_ROUND_PLAN && p.pack > 1 && fp8_k_code(k.k_code) && p.programs() > kPlanSms &&
+      p.programs() <= kFp8PackedWaveSlots) {
+    p.rounds = static_cast<int>(ceil_div(p.programs(), kPlanSms));
+    p.round_skew = IXO_FP8_ROUND_SKEW;
+  }
   return p;
+}
+// (Row-axis program, chunk) of score CTA x of plan p: program_chunk's order, chunk-major on the round plan.
+IXO_HD ProgramChunk plan_program_chunk(const NativePlan& p, std::int64_t x) {
+  return program_chunk_of_plan(x, p.batch, p.chunks, p.pack == 1 || p.rounds > 0);
+}
+// Blocks [*b0, *b1) of chunk c of row-axis program `program`, K head kvh, for a tile of nb blocks under
+// plan p: chunk_blocks, or the round plan's weighted share.
+IXO_HD void plan_chunk_blocks(const NativePlan& p, std::int64_t nb, std::int64_t program, int kvh, int c,
+                              std::int64_t* b0, std::int64_t* b1, int mutant = 0) {
+  if (p.rounds > 0) {
+    round_chunk_blocks(nb, p.batch, p.chunks, program, kvh, c, p.rounds, p.round_skew, b0, b1, mutant);
+  } else {
+    chunk_blocks(nb, p.chunks, c, b0, b1, mutant);
+  }
 }
 
 // ---- Sub-tile stream ---------------------------------------------------------------------

@@ -64,9 +64,9 @@ cm::RowInputs row_inputs(const Case& c, int topk) {
 }
 cm::RowInputs row_inputs(const Case& c) { return row_inputs(c, c.cfg.topk); }
 
-// One tile of a program: rows [first, first + pack) of K head kvh, blocks of KV chunk
-// `chunk` of the tile's own length.
-void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh, Scratch& w) {
+// One tile of row-axis program `program`: rows [first, first + pack) of K head kvh, blocks of KV
+// chunk `chunk` of the tile's own length (common::plan_chunk_blocks).
+void run_tile(const Launch& a, std::int64_t program, std::int64_t first, int pack, int chunk, int kvh, Scratch& w) {
   const Case& c = *a.c;
   const Plan& p = a.plan;
   const int D = static_cast<int>(c.D);
@@ -75,7 +75,7 @@ void run_tile(const Launch& a, std::int64_t first, int pack, int chunk, int kvh,
   const cm::GroupPlan g = cm::group_plan(in, first, pack, a.mutant);
   if (g.Lg <= 0 || g.sid < 0) return;  // no row of the tile writes: reads no K
   std::int64_t b0 = 0, b1 = 0;
-  cm::chunk_blocks(g.nbg, p.chunks, chunk, &b0, &b1, a.mutant);
+  cm::plan_chunk_blocks(p, g.nbg, program, kvh, chunk, &b0, &b1, a.mutant);
   if (b0 >= b1) return;  // empty chunk
 
   // Tile rows.
@@ -144,9 +144,10 @@ void run_program(const Launch& a, std::int64_t program, Scratch& w) {
   const int kvh = static_cast<int>(program % p.hk);
   const std::int64_t gc = program / p.hk;
   const int chunk = static_cast<int>(gc % p.chunks);
-  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), gc / p.chunks, c.R, p.pack, a.mutant);
+  const std::int64_t x = gc / p.chunks;
+  const cm::ProgramTiles pt = cm::program_tiles(c.slot_ids.data(), x, c.R, p.pack, a.mutant);
   for (int t = 0; t < pt.count; ++t)
-    run_tile(a, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
+    run_tile(a, x, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, chunk, kvh, w);
 }
 
 // Top-k of one (head, row): one program per pair, as the GPU's one CTA per pair.

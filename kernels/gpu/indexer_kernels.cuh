@@ -32,7 +32,22 @@ struct ScoreParams : cm::IndexConfig {
   int pack, gqa, chunks;
   float mult;
   int mutant;
+  std::int64_t batch;      // the plan's row-axis programs (common::NativePlan::batch)
+  int rounds, round_skew;  // the round plan of row 57 (common/round_plan.hpp; rounds 0: off)
 };
+
+// The launch's common::NativePlan, as far as the kernels read it (the CTA's program and chunk, a chunk's blocks).
+__device__ __forceinline__ cm::NativePlan plan_of(const ScoreParams& p) {
+  cm::NativePlan n;
+  n.pack = p.pack;
+  n.gqa = p.gqa;
+  n.hk = p.Hk;
+  n.batch = p.batch;
+  n.chunks = p.chunks;
+  n.rounds = p.rounds;
+  n.round_skew = p.round_skew;
+  return n;
+}
 
 // ---------------------------------------------------------------- shared per-group logic
 // The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
@@ -97,7 +112,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int64_t Lg = g.Lg, sid = g.sid;
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
+  if constexpr (IXO_FP8_ROUND_PLAN && kFp8) {  // row 57: the round plan's chunks (x % batch is its program)
+    cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(Lg, p.block_size), blockIdx.x % p.batch, kvh, c, &b0, &b1,
+                          p.mutant);
+  } else {
+    cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
+  }
   if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
   const RowMeta m0 = tile_row_meta(p, first, pack, kvh, grp, g);
@@ -297,8 +317,11 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }
-  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch.
-  const cm::ProgramChunk pc = cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);  // batch R when per-row
+  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch (but on
+  // row 57's round plan, chunk-major when it is on: common::plan_program_chunk).
+  constexpr bool kRoundPlan = IXO_FP8_ROUND_PLAN && kPacked && KC != cm::kBf16;
+  const cm::ProgramChunk pc = kRoundPlan ? cm::plan_program_chunk(plan_of(p), blockIdx.x)
+                                         : cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
   const int c = pc.chunk;
   const int kvh = blockIdx.y;
   if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
@@ -320,13 +343,14 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
 // HIP (and any target without the tensor-core path): scalar_tile.cuh's block loop.
 // One tile (rows [first, first + pack), K head kvh, KV chunk c), as score_mma_tile.
 template <int KC>
-__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t first, int pack, int c, int kvh) {
+__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t program, std::int64_t first,
+                                                  int pack, int c, int kvh) {
   __shared__ ScalarSmem sm;
   const int tid = threadIdx.x;
   const cm::GroupPlan g = group_plan(p, first, pack);
   if (g.Lg <= 0 || g.sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
-  cm::chunk_blocks(cm::num_blocks(g.Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
+  cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(g.Lg, p.block_size), program, kvh, c, &b0, &b1, p.mutant);
   if (b0 >= b1) return;
   const int used = pack * p.gqa;
   const int D = static_cast<int>(p.D);
@@ -362,13 +386,13 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
 // Score program of the portable path: the tiles of row-axis index x, as score_mma_kernel.
 template <int KC>
 __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
-  const cm::ProgramChunk pc = cm::program_chunk(blockIdx.x, p.R, p.chunks, p.pack);  // batch R when pack 1
+  const cm::ProgramChunk pc = cm::plan_program_chunk(plan_of(p), blockIdx.x);  // batch R when pack 1
   const int c = pc.chunk;
   const int kvh = blockIdx.y;
   const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
-    score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);
+    score_scalar_tile<KC>(p, pc.program, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);
   }
 }
 
@@ -394,6 +418,9 @@ inline ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan) 
   p.whole = a.R / plan.pack;
   p.gqa = plan.gqa;
   p.chunks = plan.chunks;
+  p.batch = plan.batch;
+  p.rounds = plan.rounds;
+  p.round_skew = plan.round_skew;
   p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
   return p;

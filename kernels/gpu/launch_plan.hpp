@@ -4,11 +4,12 @@
 //   - the grid is (batch * chunks, Hk) with batch = common::packed_batch(R, pack) (R per row;
 //     R / P whole groups + R % P trailing rows packed), computed from graph-constant values
 //     only (R, Hk, NB, packed_queries, the forced chunk count), never from slot ids or seq_lens;
-//   - program (x, y) covers row-axis index x / chunks, chunk c = x % chunks, K head y; its
+//   - program (x, y) covers row-axis index x / chunks, chunk c = x % chunks, K head y (the round plan of
+//     row 57, common/round_plan.hpp: x % batch, x / batch); its
 //     tiles are common::program_tiles (one packed tile for a whole group sharing one slot id,
 //     else one tile per row, decided from slot_ids on the device);
 //   - a tile's length is its longest *writable* row (active and nb > topk: common::group_plan)
-//     and its blocks [b0, b1) = common::chunk_blocks(nb(Lg), chunks, c); a row of the tile
+//     and its blocks [b0, b1) = common::plan_chunk_blocks(plan, nb(Lg), ...); a row of the tile
 //     writes block b of that range only when b < its own nb.
 // tests/gpu/test_gpu_graph.cpp checks that the grids of a captured CUDA graph equal
 // score_grid() here; the CPU test tests/graph/test_graph_plan.cpp checks that the plan for
@@ -52,19 +53,20 @@ struct TileBlocks {
   std::int64_t b0 = 0, b1 = 0;
 };
 
-// The tiles of program x of the grid (at most common::kTileRows), with their blocks, as the
+// The tiles of program (x, kvh) of the grid (at most common::kTileRows), with their blocks, as the
 // score kernels compute them from the slot ids and lengths of the batch. Returns the count.
 inline int program_tiles(const IndexArgs& a, const ScoreGrid& g, const std::int64_t* slot_ids,
-                         const std::int64_t* seq_lens, std::int64_t x, TileBlocks* out) {
-  const int c = static_cast<int>(x % g.chunks);
-  const common::ProgramTiles pt = common::program_tiles(slot_ids, x / g.chunks, a.R, g.pack);
+                         const std::int64_t* seq_lens, std::int64_t x, int kvh, TileBlocks* out) {
+  const common::ProgramChunk pc = common::plan_program_chunk(g, x);
+  const int c = pc.chunk;
+  const common::ProgramTiles pt = common::program_tiles(slot_ids, pc.program, a.R, g.pack);
   for (int t = 0; t < pt.count; ++t) {
     TileBlocks& tb = out[t];
     tb.first = pt.first + static_cast<std::int64_t>(t) * pt.pack;
     tb.pack = pt.pack;
     const common::GroupPlan gp = common::group_plan(row_inputs(a, slot_ids, seq_lens), tb.first, pt.pack);
     tb.b0 = tb.b1 = 0;
-    if (gp.Lg > 0) common::chunk_blocks(gp.nbg, g.chunks, c, &tb.b0, &tb.b1);
+    if (gp.Lg > 0) common::plan_chunk_blocks(g, gp.nbg, pc.program, kvh, c, &tb.b0, &tb.b1);
   }
   return pt.count;
 }

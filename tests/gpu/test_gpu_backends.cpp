@@ -108,6 +108,7 @@ TEST(CudaBackends, Names) {
 // both pass the oracle. Forced chunk counts 1 and 2 make packed CTAs of 257 blocks and of 129 / 128
 // (the 32 x 524288 plan's stream ~342): the same bits. docs/experiments/plant-long-cta.patch (blocks
 // past a CTA's 128th dropped) fails these, and conformance's random properties (session 34, H100).
+// 100 chunks: 300 packed CTAs of ~3 blocks (14 chunks empty).
 TEST(CudaM3, LongPrefixes) {
   IXO_REQUIRE_CUDA();
   for (KDtype t : {KDtype::bf16, KDtype::e4m3fn})
@@ -126,13 +127,39 @@ TEST(CudaM3, LongPrefixes) {
       EXPECT_TRUE(matches_oracle(c, e, a, false, "cuda-rows m3"));
       EXPECT_TRUE(matches_oracle(c, e, b, false, "cuda-packed m3"));
       EXPECT_TRUE(bitwise_equal(a, b, c, "m3 packed vs rows"));
-      for (const int chunks : {1, 2}) {
+      for (const int chunks : {1, 2, 100}) {
         RunOptions opt;
         opt.force_num_chunks = chunks;
         EXPECT_TRUE(bitwise_equal(a, make_cuda_packed_backend()->run(c, opt), c,
                                   "m3 packed chunks=" + std::to_string(chunks) + " vs rows"));
       }
     }
+}
+
+// Packed e4m3fn launches of 2 and 3 rounds of 132 CTAs (the plan's 396 / 5 = 79 chunks capped at 257 / 4 = 64:
+// 320 CTAs; forced 30: 150) over 5 requests, so the programs' chunks cross the rounds at different chunks: in a
+// build with IXO_FP8_ROUND_PLAN=1 (row 57, kernels/common/round_plan.hpp) each program splits its blocks by its
+// own CTAs' rounds. Packed == rows bitwise. docs/experiments/plant-round-program.patch (a CTA's share computed
+// from another program's rounds) fails it with the knob; the default build runs the equal chunks.
+TEST(CudaM3, PackedRoundsAcrossPrograms) {
+  IXO_REQUIRE_CUDA();
+  for (ScoreType st : {ScoreType::max, ScoreType::lse}) {
+    GenSpec s;
+    s.requests = 5;
+    s.draft_rows = 4;
+    s.prefixes = {255 * 128 + 126, 200 * 128 + 3, 9000, 256 * 128, 130 * 128 - 1};
+    s.cfg.k_dtype = KDtype::e4m3fn;
+    s.cfg.score_type = st;
+    const Case c = generate(s, 5757 + static_cast<int>(st));
+    const Observed a = make_cuda_rows_backend()->run(c);
+    EXPECT_TRUE(matches_oracle(c, oracle(c), a, false, "cuda-rows rounds"));
+    for (const int chunks : {0, 30}) {
+      RunOptions opt;
+      opt.force_num_chunks = chunks;
+      EXPECT_TRUE(bitwise_equal(a, make_cuda_packed_backend()->run(c, opt), c,
+                                "rounds packed chunks=" + std::to_string(chunks) + " vs rows"));
+    }
+  }
 }
 
 }  // namespace

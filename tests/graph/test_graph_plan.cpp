@@ -29,12 +29,13 @@ using gpu::IndexArgs;
 
 // The tiles of program x of grid g for the batch (slot ids, lens), each with its blocks
 // [b0, b1); returns their number (at most common::kTileRows).
-using TilesFn = std::function<int(const IndexArgs&, const plan::ScoreGrid&, const std::vector<std::int64_t>& slots,
-                                  const std::vector<std::int64_t>& lens, std::int64_t x, plan::TileBlocks* out)>;
+using TilesFn =
+    std::function<int(const IndexArgs&, const plan::ScoreGrid&, const std::vector<std::int64_t>& slots,
+                      const std::vector<std::int64_t>& lens, std::int64_t x, int kvh, plan::TileBlocks* out)>;
 
 int real_tiles(const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& slots,
-               const std::vector<std::int64_t>& lens, std::int64_t x, plan::TileBlocks* out) {
-  return plan::program_tiles(a, g, slots.data(), lens.data(), x, out);
+               const std::vector<std::int64_t>& lens, std::int64_t x, int kvh, plan::TileBlocks* out) {
+  return plan::program_tiles(a, g, slots.data(), lens.data(), x, kvh, out);
 }
 
 struct Batch {
@@ -54,7 +55,7 @@ std::string check_coverage(const IndexArgs& a, const plan::ScoreGrid& g, const B
   for (std::int64_t y = 0; y < g.hk; ++y)
     for (std::int64_t x = 0; x < g.grid_x(); ++x) {
       plan::TileBlocks tb[common::kTileRows];
-      const int n = tiles(a, g, bt.slots, bt.lens, x, tb);
+      const int n = tiles(a, g, bt.slots, bt.lens, x, static_cast<int>(y), tb);
       for (int t = 0; t < n; ++t)
         for (int d = 0; d < tb[t].pack; ++d) {
           const std::int64_t r = tb[t].first + d;
@@ -260,10 +261,10 @@ TEST(GraphPlan, MaxShapePlanCoversSmallerBatchesPacked) {
   // (mixed slot ids) and the trailing rows of a partial group.
   std::int64_t packed = 0, mixed = 0, trailing = 0;
   const TilesFn counting = [&](const IndexArgs& a, const plan::ScoreGrid& g, const std::vector<std::int64_t>& s,
-                               const std::vector<std::int64_t>& l, std::int64_t x, plan::TileBlocks* out) {
-    const int n = real_tiles(a, g, s, l, x, out);
-    if (g.pack > 1 && x % g.chunks == 0) {
-      const bool whole = x / g.chunks < a.R / g.pack;
+                               const std::vector<std::int64_t>& l, std::int64_t x, int kvh, plan::TileBlocks* out) {
+    const int n = real_tiles(a, g, s, l, x, kvh, out);
+    if (g.pack > 1 && common::plan_program_chunk(g, x).chunk == 0) {
+      const bool whole = common::plan_program_chunk(g, x).program < a.R / g.pack;
       packed += whole && n == 1;
       mixed += whole && n > 1;
       trailing += !whole;
@@ -302,11 +303,11 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
   using Vec = std::vector<std::int64_t>;
   // Chunk size rounded down: the tail blocks of long rows have no owner.
   const TilesFn floor_chunks = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
-                                  std::int64_t x, plan::TileBlocks* out) {
-    const int n = real_tiles(a, g, s, l, x, out);
+                                  std::int64_t x, int kvh, plan::TileBlocks* out) {
+    const int n = real_tiles(a, g, s, l, x, kvh, out);
     for (int t = 0; t < n; ++t) {
       const std::int64_t nb = common::num_blocks(tile_length(a, out[t], s, l), a.block_size);
-      const std::int64_t cs = nb / g.chunks, c = x % g.chunks;
+      const std::int64_t cs = nb / g.chunks, c = common::plan_program_chunk(g, x).chunk;
       out[t].b0 = std::min(nb, c * cs);
       out[t].b1 = std::min(nb, c * cs + cs);
     }
@@ -316,13 +317,13 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
 
   // Group length taken from the tile's first row instead of its longest writable row.
   const TilesFn first_row = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l, std::int64_t x,
-                               plan::TileBlocks* out) {
-    const int n = real_tiles(a, g, s, l, x, out);
+                               int kvh, plan::TileBlocks* out) {
+    const int n = real_tiles(a, g, s, l, x, kvh, out);
     for (int t = 0; t < n; ++t) {
       out[t].b0 = out[t].b1 = 0;
       if (tile_length(a, out[t], s, l) == 0) continue;
       common::chunk_blocks(common::num_blocks(l[static_cast<std::size_t>(out[t].first)], a.block_size), g.chunks,
-                           static_cast<int>(x % g.chunks), &out[t].b0, &out[t].b1);
+                           common::plan_program_chunk(g, x).chunk, &out[t].b0, &out[t].b1);
     }
     return n;
   };
@@ -331,10 +332,10 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
   // Block ranges baked in at capture: the lengths the graph was captured with (here: the
   // lengths halved) instead of the ones written before the replay.
   const TilesFn baked = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l, std::int64_t x,
-                           plan::TileBlocks* out) {
+                           int kvh, plan::TileBlocks* out) {
     Vec captured(l);
     for (auto& v : captured) v /= 2;
-    const int n = plan::program_tiles(a, g, s.data(), captured.data(), x, out);
+    const int n = plan::program_tiles(a, g, s.data(), captured.data(), x, kvh, out);
     for (int t = 0; t < n; ++t)
       if (tile_length(a, out[t], s, l) == 0) out[t].b0 = out[t].b1 = 0;
     return n;
@@ -343,8 +344,8 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
 
   // Overlapping chunks: a block owned by two programs.
   const TilesFn overlap = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l, std::int64_t x,
-                             plan::TileBlocks* out) {
-    const int n = real_tiles(a, g, s, l, x, out);
+                             int kvh, plan::TileBlocks* out) {
+    const int n = real_tiles(a, g, s, l, x, kvh, out);
     for (int t = 0; t < n; ++t)
       if (out[t].b0 > 0 && out[t].b1 > out[t].b0) --out[t].b0;
     return n;
@@ -354,26 +355,26 @@ TEST(GraphPlan, CheckerCatchesBrokenPlans) {
   // A grid sized for fewer groups than the maxima (a plan from the real batch, not R_max):
   // only the first half of the row axis gets programs.
   const TilesFn short_grid = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
-                                std::int64_t x, plan::TileBlocks* out) {
-    if (x / g.chunks >= (g.batch + 1) / 2) return 0;
-    return real_tiles(a, g, s, l, x, out);
+                                std::int64_t x, int kvh, plan::TileBlocks* out) {
+    if (common::plan_program_chunk(g, x).program >= (g.batch + 1) / 2) return 0;
+    return real_tiles(a, g, s, l, x, kvh, out);
   };
   EXPECT_FALSE(run_random(25, 300, true, false, short_grid).empty()) << "short grid not caught";
 
   // The trailing rows of a partial group dropped (the old plan's row axis R / P).
   const TilesFn no_trailing = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
-                                 std::int64_t x, plan::TileBlocks* out) {
-    if (g.pack > 1 && x / g.chunks >= a.R / g.pack) return 0;
-    return real_tiles(a, g, s, l, x, out);
+                                 std::int64_t x, int kvh, plan::TileBlocks* out) {
+    if (g.pack > 1 && common::plan_program_chunk(g, x).program >= a.R / g.pack) return 0;
+    return real_tiles(a, g, s, l, x, kvh, out);
   };
   EXPECT_FALSE(run_random(26, 300, true, false, no_trailing).empty()) << "dropped trailing rows not caught";
 
   // The partial group run as one tile of P rows (rows past R; the other trailing programs
   // then score its rows again).
   const TilesFn padded_partial = [](const IndexArgs& a, const plan::ScoreGrid& g, const Vec& s, const Vec& l,
-                                    std::int64_t x, plan::TileBlocks* out) {
-    const int n = real_tiles(a, g, s, l, x, out);
-    if (g.pack > 1 && x / g.chunks == a.R / g.pack && a.R % g.pack != 0) {
+                                    std::int64_t x, int kvh, plan::TileBlocks* out) {
+    const int n = real_tiles(a, g, s, l, x, kvh, out);
+    if (g.pack > 1 && common::plan_program_chunk(g, x).program == a.R / g.pack && a.R % g.pack != 0) {
       out[0].first = (a.R / g.pack) * g.pack;
       out[0].pack = g.pack;
     }
