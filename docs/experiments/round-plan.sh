@@ -7,8 +7,9 @@
 # 64 + skew x (2 - round). Predicted (skew 2, from those rates): the ranks end together at ~75.5-76 us, the e4m3fn
 # packed score -2..-3 us at 16 x 131072 (and ~-3 % at 32 x 524288), bf16 unchanged (not built with it: same PTX).
 #   A: the tree; W: -DIXO_FP8_ROUND_PLAN=1 (skew 2); O: skew 0 (the chunk-major order alone); W3: skew 3.
-#   T / TW: cta-timeline.patch on A / W (the ends by rank). G: plant-round-program.patch on W (must fail
-#   CudaM3.PackedRoundsAcrossPrograms).
+#   T / TW: cta-timeline.patch on A / W (the ends by rank). G: plant-round-order.patch on W (must fail
+#   CudaM3.PackedRoundsAcrossPrograms: the kernel entry keeps the program-major order while the tiles weigh by the
+#   chunk-major program; a model of it leaves 1 / 12 blocks unowned at the plan's / 30 chunks).
 # W's GPU tests first, the plant's, the timelines, step A O W W3 x3, gate protocol A O W W3 x2, latency A W A W;
 # then compute-sanitizer memcheck of W's round-plan tests.
 #   bash docs/experiments/round-plan.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
@@ -19,7 +20,7 @@ specs=("A;;none;$BENCHES" "W;$RP;none;$BENCHES test_gpu test_gpu_graph test_conf
   "O;$RP -DIXO_FP8_ROUND_SKEW=0;none;bench_gpu_index_step" "W3;$RP -DIXO_FP8_ROUND_SKEW=3;none;bench_gpu_index_step"
   "T;-DIXO_CTA_TIMELINE;cta-timeline.patch;bench_gpu_index_step"
   "TW;-DIXO_CTA_TIMELINE $RP;cta-timeline.patch;bench_gpu_index_step"
-  "G;$RP;plant-round-program.patch;test_gpu")
+  "G;$RP;plant-round-order.patch;test_gpu")
 variants "${specs[@]}"
 gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
 gt test_gpu_graph-W /tmp/W/tests/gpu/test_gpu_graph '*'
