@@ -38,6 +38,6 @@ for r in 1 2; do for v in A O W W3; do gstep $v$r /tmp/$v; done; done; pack
 for v in A W A W; do lat $v /tmp/$v; done
 echo "== latency A vs W" >> $s
 /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-W1.md,$R/lat-W2.md >> $s 2>&1; pack
-timeout 150 compute-sanitizer --tool memcheck --error-exitcode 7 /tmp/W/tests/gpu/test_gpu --gtest_brief=1 \
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 7 /tmp/W/tests/gpu/test_gpu --gtest_brief=1 \
   --gtest_filter='CudaM3.*' > $R/san-memcheck-W.log 2>&1
 echo "memcheck W CudaM3 rc=$? $(grep -E 'SUMMARY' $R/san-memcheck-W.log | head -1) ($(el))" >> $s; pack
