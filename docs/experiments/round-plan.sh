@@ -6,26 +6,26 @@
 # older warps sets the rates. The plan: chunk-major CTAs, a chunk's share of its program's blocks weighted
 # 64 + skew x (2 - round). Predicted (skew 2, from those rates): the ranks end together at ~75.5-76 us, the e4m3fn
 # packed score -2..-3 us at 16 x 131072 (and ~-3 % at 32 x 524288), bf16 unchanged (not built with it: same PTX).
-#   A: the tree; W: -DIXO_FP8_ROUND_PLAN=1 (skew 2); O: skew 0 (the chunk-major order alone); W3: skew 3.
+#   A: the tree; W: -DIXO_FP8_ROUND_PLAN=1 (skew 2); O: skew 0 (the chunk-major order alone); W3=1 adds skew 3.
 #   T / TW: cta-timeline.patch on A / W (the ends by rank). G: plant-round-order.patch on W (must fail
 #   CudaM3.PackedRoundsAcrossPrograms: the kernel entry keeps the program-major order while the tiles weigh by the
 #   chunk-major program; a model of it leaves 1 / 12 blocks unowned at the plan's / 30 chunks).
-# W's GPU tests first, the plant's, the timelines, step A O W W3 x3, gate protocol A O W W3 x2, latency A W A W;
-# then compute-sanitizer memcheck of W's round-plan tests.
+# Most valuable first (each phase packed; a call cut short returns what ran): W's test_gpu, step A O W x2, the
+# timelines, gate protocol x2, the plant, W's graph and conformance tests, a third step round, latency A W, memcheck.
 #   bash docs/experiments/round-plan.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=${VARIANT_JOBS:-4}; source docs/experiments/lease-lib.sh  # pack el variants a_tests step gstep lat
+VARIANT_JOBS=${VARIANT_JOBS:-5}; source docs/experiments/lease-lib.sh  # pack el variants step gstep lat gt
 RP=-DIXO_FP8_ROUND_PLAN=1
 specs=("A;;none;$BENCHES" "W;$RP;none;$BENCHES test_gpu test_gpu_graph test_conformance_cuda"
-  "O;$RP -DIXO_FP8_ROUND_SKEW=0;none;bench_gpu_index_step" "W3;$RP -DIXO_FP8_ROUND_SKEW=3;none;bench_gpu_index_step"
+  "O;$RP -DIXO_FP8_ROUND_SKEW=0;none;bench_gpu_index_step"
   "T;-DIXO_CTA_TIMELINE;cta-timeline.patch;bench_gpu_index_step"
   "TW;-DIXO_CTA_TIMELINE $RP;cta-timeline.patch;bench_gpu_index_step"
   "G;$RP;plant-round-order.patch;test_gpu")
+[[ ${W3:-0} == 1 ]] && specs+=("W3;$RP -DIXO_FP8_ROUND_SKEW=3;none;bench_gpu_index_step")
+V="A O W"; [[ ${W3:-0} == 1 ]] && V="$V W3"
 variants "${specs[@]}"
 gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
-gt test_gpu_graph-W /tmp/W/tests/gpu/test_gpu_graph '*'
-gt conformance-W /tmp/W/tests/conformance/test_conformance_cuda '*'
-gt plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-G.log | sort -u >> $s; pack
+for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
 for v in T TW; do
   mkdir -p $R/tl-$v && (cd $R/tl-$v && /tmp/$v/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
     echo "timeline $v rc=$? ($(el))" >> $s
@@ -33,11 +33,13 @@ for v in T TW; do
     /usr/bin/env python3 $OLDPWD/$X/cta_timeline_summary.py cta-timeline-*.csv > summary.txt 2>&1
     grep -E '^==|first K|duration' summary.txt >> $s)
 done; pack
-for r in 1 2 3; do for v in A O W W3; do step $v$r /tmp/$v; done; done; pack
-for r in 1 2; do for v in A O W W3; do gstep $v$r /tmp/$v; done; done; pack
-for v in A W A W; do lat $v /tmp/$v; done
-echo "== latency A vs W" >> $s
-/usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-W1.md,$R/lat-W2.md >> $s 2>&1; pack
-timeout 90 compute-sanitizer --tool memcheck --error-exitcode 7 /tmp/W/tests/gpu/test_gpu --gtest_brief=1 \
-  --gtest_filter='CudaM3.*' > $R/san-memcheck-W.log 2>&1
-echo "memcheck W CudaM3 rc=$? $(grep -E 'SUMMARY' $R/san-memcheck-W.log | head -1) ($(el))" >> $s; pack
+for r in 1 2; do for v in $V; do gstep $v$r /tmp/$v; done; done; pack
+gt plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-G.log | sort -u >> $s
+gt test_gpu_graph-W /tmp/W/tests/gpu/test_gpu_graph '*'
+gt conformance-W /tmp/W/tests/conformance/test_conformance_cuda '*'; pack
+for r in 3; do for v in $V; do step $v$r /tmp/$v; done; done; pack
+for v in A W; do lat $v /tmp/$v; done
+echo "== latency A vs W" >> $s; /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md $R/lat-W1.md >> $s 2>&1; pack
+timeout 60 compute-sanitizer --tool memcheck --error-exitcode 7 /tmp/W/tests/gpu/test_gpu --gtest_brief=1 \
+  --gtest_filter='CudaM3.PackedRoundsAcrossPrograms' > $R/san-memcheck-W.log 2>&1
+echo "memcheck W rc=$? $(grep -E 'SUMMARY' $R/san-memcheck-W.log | head -1) ($(el))" >> $s; pack
