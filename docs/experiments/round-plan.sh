@@ -12,6 +12,7 @@
 #   chunk-major program; a model of it leaves 1 / 12 blocks unowned at the plan's / 30 chunks).
 # Most valuable first (each phase packed; a call cut short returns what ran): W's test_gpu, step A O W x2, the
 # timelines, gate protocol x2, the plant, W's graph and conformance tests, a third step round, latency A W, memcheck.
+# QUICK=1: A, W and TW only (W's test_gpu, step x2, W's timeline ranks, gate protocol once).
 #   bash docs/experiments/round-plan.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-5}; source docs/experiments/lease-lib.sh  # pack el variants step gstep lat gt
@@ -23,6 +24,15 @@ specs=("A;;none;$BENCHES" "W;$RP;none;$BENCHES test_gpu test_gpu_graph test_conf
   "G;$RP;plant-round-order.patch;test_gpu")
 [[ ${W3:-0} == 1 ]] && specs+=("W3;$RP -DIXO_FP8_ROUND_SKEW=3;none;bench_gpu_index_step")
 V="A O W"; [[ ${W3:-0} == 1 ]] && V="$V W3"
+if [[ ${QUICK:-0} == 1 ]]; then  # session 35's last budget: A, W, TW only
+  variants "A;;none;bench_gpu_index_step" "W;$RP;none;bench_gpu_index_step test_gpu" \
+    "TW;-DIXO_CTA_TIMELINE $RP;cta-timeline.patch;bench_gpu_index_step"
+  gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
+  for r in 1 2; do for v in A W; do step $v$r /tmp/$v; done; done; pack
+  mkdir -p $R/tl-TW && (cd $R/tl-TW && /tmp/TW/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
+    /usr/bin/env python3 $OLDPWD/$X/cta_rank_summary.py cta-timeline-*.csv > ranks.txt 2>&1; cat ranks.txt >> $s); pack
+  for v in A W; do gstep ${v}1 /tmp/$v; done; pack; exit 0
+fi
 variants "${specs[@]}"
 gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
 for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
