@@ -7,9 +7,9 @@
 # 64 + skew x (2 - round). Predicted (skew 2, from those rates): the ranks end together at ~75.5-76 us, the e4m3fn
 # packed score -2..-3 us at 16 x 131072 (and ~-3 % at 32 x 524288), bf16 unchanged (not built with it: same PTX).
 #   A: the tree; W: -DIXO_FP8_ROUND_PLAN=1 (skew 2); O: skew 0 (the chunk-major order alone); W3=1 adds skew 3.
-#   T / TW: cta-timeline.patch on A / W (the ends by rank). G: plant-round-order.patch on W (must fail
-#   CudaM3.PackedRoundsAcrossPrograms: the kernel entry keeps the program-major order while the tiles weigh by the
-#   chunk-major program; a model of it leaves 1 / 12 blocks unowned at the plan's / 30 chunks).
+#   T / TW: cta-timeline.patch on A / W (the ends by rank). G: plant-round-total.patch on W (must fail
+#   CudaM3.PackedRoundsAcrossPrograms and LongPrefixes: a program's weight total one weight too large, so every
+#   row's last blocks have no owner).
 # Most valuable first (each phase packed; a call cut short returns what ran): W's test_gpu, step A O W x2, the
 # timelines, gate protocol x2, the plant, W's graph and conformance tests, a third step round, latency A W, memcheck.
 # QUICK=1: A, W and TW only (W's test_gpu, step x2, W's timeline ranks, gate protocol once).
@@ -21,7 +21,7 @@ specs=("A;;none;$BENCHES" "W;$RP;none;$BENCHES test_gpu test_gpu_graph test_conf
   "O;$RP -DIXO_FP8_ROUND_SKEW=0;none;bench_gpu_index_step"
   "T;-DIXO_CTA_TIMELINE;cta-timeline.patch;bench_gpu_index_step"
   "TW;-DIXO_CTA_TIMELINE $RP;cta-timeline.patch;bench_gpu_index_step"
-  "G;$RP;plant-round-order.patch;test_gpu")
+  "G;$RP;plant-round-total.patch;test_gpu")
 [[ ${W3:-0} == 1 ]] && specs+=("W3;$RP -DIXO_FP8_ROUND_SKEW=3;none;bench_gpu_index_step")
 V="A O W"; [[ ${W3:-0} == 1 ]] && V="$V W3"
 if [[ ${QUICK:-0} == 1 ]]; then  # session 35's last budget: A, W, TW only

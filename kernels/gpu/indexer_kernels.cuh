@@ -92,12 +92,14 @@ constexpr int kSplitMaxSub = cm::kSplitMaxSub;     // sub-tiles per block (block
 constexpr int kSlotAhead = cm::kSlotAhead;         // req_to_token entries loaded this many sub-tiles ahead
 
 // One tile of a score program: rows [first, first + pack) (a packed group, or one row) of
-// K head kvh, the blocks of KV chunk c of the tile's plan g (common::group_plan: length Lg,
+// K head kvh, the blocks of KV chunk pc.chunk of row-axis program pc.program (the CTA's, from the
+// kernel's entry) of the tile's plan g (common::group_plan: length Lg,
 // table row sid). lut: the fp8 decode table. kStreamK: K's copies with the L2 evict-first policy
 // (the packed plan's tiles, each K row read once a step: mma_tile.cuh cp_async16).
 template <int D, int KC, bool kStreamK = false>
 __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_t first, int pack,
-                                               const cm::GroupPlan& g, int c, int kvh, const std::uint16_t* lut) {
+                                               const cm::GroupPlan& g, const cm::ProgramChunk& pc, int kvh,
+                                               const std::uint16_t* lut) {
   constexpr bool kFp8 = KC != cm::kBf16;
   constexpr int kEsz = kFp8 ? 1 : 2;
   constexpr int kNL = D * kEsz / 64;  // 16-byte loads per token-thread
@@ -112,11 +114,10 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int64_t Lg = g.Lg, sid = g.sid;
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
-  if constexpr (IXO_FP8_ROUND_PLAN && kFp8) {  // row 57: the round plan's chunks (x % batch is its program)
-    cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(Lg, p.block_size), blockIdx.x % p.batch, kvh, c, &b0, &b1,
-                          p.mutant);
+  if constexpr (IXO_FP8_ROUND_PLAN && kFp8) {  // row 57: the round plan's chunks
+    cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(Lg, p.block_size), pc.program, kvh, pc.chunk, &b0, &b1, p.mutant);
   } else {
-    cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, c, &b0, &b1, p.mutant);
+    cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, pc.chunk, &b0, &b1, p.mutant);
   }
   if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
@@ -293,11 +294,11 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
 // of one row (a group that does not pack, or a trailing row): out of line, so the packed
 // path's code stays as it was.
 template <int D, int KC, bool kStreamK = kPackedStreamK>
-__device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, int c, int kvh,
+__device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, int rows, cm::ProgramChunk pc, int kvh,
                                             const std::uint16_t* lut) {
   for (int t = 0; t < rows; ++t) {  // CTA-uniform
     if (t > 0) __syncthreads();     // the previous tile's split partials have been read
-    score_mma_tile<D, KC, kStreamK>(p, first + t, 1, group_plan(p, first + t, 1), c, kvh, lut);
+    score_mma_tile<D, KC, kStreamK>(p, first + t, 1, group_plan(p, first + t, 1), pc, kvh, lut);
   }
 }
 
@@ -322,35 +323,34 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
   constexpr bool kRoundPlan = IXO_FP8_ROUND_PLAN && kPacked && KC != cm::kBf16;
   const cm::ProgramChunk pc = kRoundPlan ? cm::plan_program_chunk(plan_of(p), blockIdx.x)
                                          : cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
-  const int c = pc.chunk;
   const int kvh = blockIdx.y;
   if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
     const std::int64_t r = pc.program;
-    score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), c, kvh, lut);
+    score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), pc, kvh, lut);
   } else {
     const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
     if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
-      score_mma_tile<D, KC, kStreamK>(p, pr.first, p.pack, g, c, kvh, lut);
+      score_mma_tile<D, KC, kStreamK>(p, pr.first, p.pack, g, pc, kvh, lut);
       return;
     }
-    score_mma_rows<D, KC, kStreamK>(p, pr.first, pr.rows, c, kvh, lut);
+    score_mma_rows<D, KC, kStreamK>(p, pr.first, pr.rows, pc, kvh, lut);
   }
 }
 #endif  // IXO_GPU_CUDA
 
 // ---------------------------------------------------------------- portable scalar path
 // HIP (and any target without the tensor-core path): scalar_tile.cuh's block loop.
-// One tile (rows [first, first + pack), K head kvh, KV chunk c), as score_mma_tile.
+// One tile (rows [first, first + pack), K head kvh, KV chunk pc.chunk of program pc.program), as score_mma_tile.
 template <int KC>
-__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t program, std::int64_t first,
-                                                  int pack, int c, int kvh) {
+__device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int64_t first, int pack,
+                                                  const cm::ProgramChunk& pc, int kvh) {
   __shared__ ScalarSmem sm;
   const int tid = threadIdx.x;
   const cm::GroupPlan g = group_plan(p, first, pack);
   if (g.Lg <= 0 || g.sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
-  cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(g.Lg, p.block_size), program, kvh, c, &b0, &b1, p.mutant);
+  cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(g.Lg, p.block_size), pc.program, kvh, pc.chunk, &b0, &b1, p.mutant);
   if (b0 >= b1) return;
   const int used = pack * p.gqa;
   const int D = static_cast<int>(p.D);
@@ -387,12 +387,11 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
 template <int KC>
 __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
   const cm::ProgramChunk pc = cm::plan_program_chunk(plan_of(p), blockIdx.x);  // batch R when pack 1
-  const int c = pc.chunk;
   const int kvh = blockIdx.y;
   const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
-    score_scalar_tile<KC>(p, pc.program, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, c, kvh);
+    score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, pc, kvh);
   }
 }
 

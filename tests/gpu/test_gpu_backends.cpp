@@ -139,9 +139,10 @@ TEST(CudaM3, LongPrefixes) {
 // Packed e4m3fn launches of 2 and 3 rounds of 132 CTAs (the plan's 396 / 5 = 79 chunks capped at 257 / 4 = 64:
 // 320 CTAs; forced 30: 150) over 5 requests, so the programs' chunks cross the rounds at different chunks: in a
 // build with IXO_FP8_ROUND_PLAN=1 (row 57, kernels/common/round_plan.hpp) each program splits its blocks by its
-// own CTAs' rounds. Packed == rows bitwise. docs/experiments/plant-round-order.patch (the kernel entry keeps the
-// program-major order while the tiles weigh by the chunk-major program: a model leaves 1 / 12 blocks unowned at
-// the plan's / 30 chunks) should fail it with the knob; the default build runs the equal chunks.
+// own CTAs' rounds. Packed == rows bitwise. docs/experiments/plant-round-total.patch (a program's weight total one
+// weight too large: every chunk ends short and the last blocks of each row have no owner; it fails test_graph_plan
+// in a knob CPU build) should fail it with the knob (not yet run on a GPU); the default build runs the equal
+// chunks (LongPrefixes' 100 chunks: the same shapes of CTA).
 TEST(CudaM3, PackedRoundsAcrossPrograms) {
   IXO_REQUIRE_CUDA();
   for (ScoreType st : {ScoreType::max, ScoreType::lse}) {
