@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Session 36: the GPU gate of the tree on whatever card the lease gives (h200-targets.sh's ELSE_SCRIPT). Since
+# session 35 changed kernels/gpu (the round plan's fields, the tiles' (program, chunk) from the entry), no GPU has
+# run the default build's tests. Most valuable first (each phase packed):
+#   A: the tree's GPU tests (a_tests, with the two top-k mutants that must be killed);
+#   G: plant-round-total.patch on -DIXO_FP8_ROUND_PLAN=1 (a program's weight total one weight too large, so each
+#      row's last blocks have no owner): CudaM3.PackedRoundsAcrossPrograms and LongPrefixes must fail;
+#   then ci/gpu-check.sh's sanitizer stage on A.
+#   bash docs/experiments/gate-any-card.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+cd "$(dirname "$0")/../.."
+VARIANT_JOBS=${VARIANT_JOBS:-8}; source docs/experiments/lease-lib.sh
+variants "A;;none;$ATESTS" "G;-DIXO_FP8_ROUND_PLAN=1;plant-round-total.patch;test_gpu"
+a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
+gt plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-G.log | sort -u >> $s; pack
+a_san /tmp/A 60; pack
