@@ -5,11 +5,17 @@
 #   A: the tree's GPU tests (a_tests, with the two top-k mutants that must be killed);
 #   G: plant-round-total.patch on -DIXO_FP8_ROUND_PLAN=1 (a program's weight total one weight too large, so each
 #      row's last blocks have no owner): CudaM3.PackedRoundsAcrossPrograms and LongPrefixes must fail;
-#   then ci/gpu-check.sh's sanitizer stage on A.
+#   W_PATCH=NAME.patch: W (the tree with that patch) against A, step bench x2 each, and W's test_gpu;
+#   last, ci/gpu-check.sh's sanitizer stage on A.
 #   bash docs/experiments/gate-any-card.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-8}; source docs/experiments/lease-lib.sh
-variants "A;;none;$ATESTS" "G;-DIXO_FP8_ROUND_PLAN=1;plant-round-total.patch;test_gpu"
+W=(); [[ -n ${W_PATCH:-} ]] && W=("W;;$W_PATCH;bench_gpu_index_step test_gpu")
+variants "A;;none;$ATESTS bench_gpu_index_step" "G;-DIXO_FP8_ROUND_PLAN=1;plant-round-total.patch;test_gpu" "${W[@]}"
 a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
 gt plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-G.log | sort -u >> $s; pack
-a_san /tmp/A 60; pack
+if [[ -n ${W_PATCH:-} ]]; then
+  for r in 1 2; do for v in A W; do step $v$r /tmp/$v; done; done; pack
+  gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'; pack
+fi
+a_san /tmp/A 90; pack

@@ -19,6 +19,8 @@
 # W_FLAGS=... (session 34) adds variant W to the step and gate-protocol rounds (and with TL=1 its timeline TW): row 56
 # ran with -DIXO_TOPK_DIGIT_BITS=11 at c13aed1 (lost; that knob is gone). ELSE_SCRIPT=NAME (session 34): on another
 # card, run docs/experiments/NAME instead (it starts its own summary).
+# W_PATCH=NAME.patch (session 36) builds W from that docs/experiments patch (with W_FLAGS if any) and runs W's test_gpu
+# last; no TW then. Session 36: W_PATCH=embed-native-plan.patch (ScoreParams holds common::NativePlan whole).
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variants step gstep cpb a_tests plant_tests timeline on_h200 pgate
 if ! on_h200; then
@@ -34,13 +36,14 @@ fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
 [[ ${GATE:-0} == 1 ]] && T="$T $ATESTS"
-V="A N"; [[ -n ${P_FLAGS:-} ]] && V="$V P"; [[ -n ${W_FLAGS:-} ]] && V="$V W"
-G="A N"; [[ -n ${W_FLAGS:-} ]] && G="$G W"
+HAS_W=0; [[ -n ${W_FLAGS:-}${W_PATCH:-} ]] && HAS_W=1
+V="A N"; [[ -n ${P_FLAGS:-} ]] && V="$V P"; [[ $HAS_W == 1 ]] && V="$V W"
+G="A N"; [[ $HAS_W == 1 ]] && G="$G W"
 specs=("A;;none;$T" "N;${N_FLAGS:--DIXO_PACKED_K_EVICT_FIRST=0};none;bench_gpu_index_step bench_gpu_cp")
 [[ -n ${P_FLAGS:-} ]] && specs+=("P;$P_FLAGS;none;bench_gpu_index_step")
-[[ -n ${W_FLAGS:-} ]] && specs+=("W;$W_FLAGS;none;bench_gpu_index_step")
+[[ $HAS_W == 1 ]] && specs+=("W;${W_FLAGS:-};${W_PATCH:-none};bench_gpu_index_step$([[ -n ${W_PATCH:-} ]] && echo ' test_gpu')")
 [[ ${TL:-0} == 1 ]] && specs+=("T;-DIXO_TOPK_TIMELINE;topk-timeline.patch;bench_gpu_index_step")
-[[ ${TL:-0} == 1 && -n ${W_FLAGS:-} ]] && specs+=("TW;-DIXO_TOPK_TIMELINE $W_FLAGS;topk-timeline.patch;bench_gpu_index_step")
+[[ ${TL:-0} == 1 && -n ${W_FLAGS:-} && -z ${W_PATCH:-} ]] && specs+=("TW;-DIXO_TOPK_TIMELINE $W_FLAGS;topk-timeline.patch;bench_gpu_index_step")
 [[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && specs+=("$PLANT_SPEC")
 variants "${specs[@]}"
 for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
@@ -49,7 +52,8 @@ pgate /tmp/A ${PERF_COMMIT:-unknown}
 for v in A N; do cpb ${v}1 /tmp/$v; done; pack
 for v in $V; do step ${v}3 /tmp/$v; done; pack
 if [[ ${TL:-0} == 1 ]]; then
-  for v in T $([[ -n ${W_FLAGS:-} ]] && echo TW); do timeline $v; done
+  for v in T $([[ -n ${W_FLAGS:-} && -z ${W_PATCH:-} ]] && echo TW); do timeline $v; done
 fi
 [[ ${GATE:-0} == 1 ]] && a_tests /tmp/A topk_early_stop_partial_bin
 [[ ${GATE:-0} == 1 && ${PLANT:-0} == 1 ]] && plant_tests /tmp/L
+[[ -n ${W_PATCH:-} ]] && { gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'; pack; }
