@@ -20,7 +20,7 @@
 # ran with -DIXO_TOPK_DIGIT_BITS=11 at c13aed1 (lost; that knob is gone). ELSE_SCRIPT=NAME (session 34): on another
 # card, run docs/experiments/NAME instead (it starts its own summary).
 # W_PATCH=NAME.patch (session 36) builds W from that docs/experiments patch (with W_FLAGS if any) and runs W's test_gpu
-# last; no TW then. Session 36: W_PATCH=embed-native-plan.patch (ScoreParams holds common::NativePlan whole).
+# last; no TW then. Session 36 ran W_PATCH=embed-native-plan.patch (adopted in the tree after it, the patch removed).
 cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variants step gstep cpb a_tests plant_tests timeline on_h200 pgate
 if ! on_h200; then

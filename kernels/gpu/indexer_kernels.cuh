@@ -28,26 +28,11 @@ struct ScoreParams : cm::IndexConfig {
   const std::int64_t* slot;
   const std::int64_t* lens;
   float* scores;
-  std::int64_t whole;  // R / pack: whole groups (common::program_rows_of)
-  int pack, gqa, chunks;
+  std::int64_t whole;   // R / pack: whole groups (common::program_rows_of)
+  cm::NativePlan plan;  // the launch's plan (common::native_plan): pack, gqa, batch, chunks, the round plan
   float mult;
   int mutant;
-  std::int64_t batch;      // the plan's row-axis programs (common::NativePlan::batch)
-  int rounds, round_skew;  // the round plan of row 57 (common/round_plan.hpp; rounds 0: off)
 };
-
-// The launch's common::NativePlan, as far as the kernels read it (the CTA's program and chunk, a chunk's blocks).
-__device__ __forceinline__ cm::NativePlan plan_of(const ScoreParams& p) {
-  cm::NativePlan n;
-  n.pack = p.pack;
-  n.gqa = p.gqa;
-  n.hk = p.Hk;
-  n.batch = p.batch;
-  n.chunks = p.chunks;
-  n.rounds = p.rounds;
-  n.round_skew = p.round_skew;
-  return n;
-}
 
 // ---------------------------------------------------------------- shared per-group logic
 // The plans (row facts, tile plan, tile row plan, top-k plan) are common/plans.hpp's.
@@ -71,7 +56,7 @@ struct RowMeta {
 __device__ __forceinline__ RowMeta tile_row_meta(const ScoreParams& p, std::int64_t first, int pack, int kvh, int i,
                                                  const cm::GroupPlan& g) {
   const cm::RowPlan r =
-      cm::row_plan(row_inputs(p), cm::TileShape{first, pack, p.gqa, static_cast<int>(p.Hk), kvh}, i, g, p.mutant);
+      cm::row_plan(row_inputs(p), cm::TileShape{first, pack, p.plan.gqa, static_cast<int>(p.Hk), kvh}, i, g, p.mutant);
   if (!r.used) return RowMeta{0, 0, false, nullptr, 0, 0};
   return RowMeta{r.f.L,      r.f.nb,  r.f.writes, p.scores + cm::score_index(r.store_head, r.store_row, 0, p.R, p.NB),
                  r.nb_force, r.L_mask};
@@ -115,9 +100,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   if (Lg <= 0 || sid < 0) return;
   std::int64_t b0, b1;
   if constexpr (IXO_FP8_ROUND_PLAN && kFp8) {  // row 57: the round plan's chunks
-    cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(Lg, p.block_size), pc.program, kvh, pc.chunk, &b0, &b1, p.mutant);
+    cm::plan_chunk_blocks(p.plan, cm::num_blocks(Lg, p.block_size), pc.program, kvh, pc.chunk, &b0, &b1, p.mutant);
   } else {
-    cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.chunks, pc.chunk, &b0, &b1, p.mutant);
+    cm::chunk_blocks(cm::num_blocks(Lg, p.block_size), p.plan.chunks, pc.chunk, &b0, &b1, p.mutant);
   }
   if (b0 + warp >= b1) return;  // warp-uniform; only the split (b1 - b0 >= 4: no warp left) has a barrier below
 
@@ -127,19 +112,19 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // Q fragments with the permuted k order.
   std::uint32_t qa[kSteps][4];
   {
-    const cm::TileRow t0 = cm::tile_row(grp, pack, p.gqa), t1 = cm::tile_row(grp + 8, pack, p.gqa);
-    const std::uint32_t* q0 = t0.used
-                                  ? reinterpret_cast<const std::uint32_t*>(
-                                        p.q + ((first + t0.draft) * p.Hq +
-                                               cm::tile_query_head(kvh, p.gqa, t0, static_cast<int>(p.Hk), p.mutant)) *
-                                                  D)
-                                  : nullptr;
-    const std::uint32_t* q1 = t1.used
-                                  ? reinterpret_cast<const std::uint32_t*>(
-                                        p.q + ((first + t1.draft) * p.Hq +
-                                               cm::tile_query_head(kvh, p.gqa, t1, static_cast<int>(p.Hk), p.mutant)) *
-                                                  D)
-                                  : nullptr;
+    const cm::TileRow t0 = cm::tile_row(grp, pack, p.plan.gqa), t1 = cm::tile_row(grp + 8, pack, p.plan.gqa);
+    const std::uint32_t* q0 =
+        t0.used ? reinterpret_cast<const std::uint32_t*>(
+                      p.q + ((first + t0.draft) * p.Hq +
+                             cm::tile_query_head(kvh, p.plan.gqa, t0, static_cast<int>(p.Hk), p.mutant)) *
+                                D)
+                : nullptr;
+    const std::uint32_t* q1 =
+        t1.used ? reinterpret_cast<const std::uint32_t*>(
+                      p.q + ((first + t1.draft) * p.Hq +
+                             cm::tile_query_head(kvh, p.plan.gqa, t1, static_cast<int>(p.Hk), p.mutant)) *
+                                D)
+                : nullptr;
     load_q_fragments<D, KC>(qa, q0, q1, tig);
   }
 
@@ -303,7 +288,7 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 }
 
 // Score program (common::program_chunk of CTA x, K head). Per-row plan (kPacked false,
-// p.pack 1): row x % R, chunk x / R.
+// p.plan.pack 1): row x % R, chunk x / R.
 // Packed plan: the tiles of row-axis index x (common::program_tiles, written out): one
 // packed tile when x is a whole group whose rows share one slot id (common::group_packs: P
 // slot ids read here, on the device; the grid never depends on them), else one tile per
@@ -318,20 +303,20 @@ __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16Ctas
     for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = fp8_bf16_bits(i, KC, p.mutant);
     __syncthreads();
   }
-  // kPacked iff p.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch (but on
+  // kPacked iff p.plan.pack > 1 (launch_score_fmt): the plan's CTA order without a run-time branch (but on
   // row 57's round plan, chunk-major when it is on: common::plan_program_chunk).
   constexpr bool kRoundPlan = IXO_FP8_ROUND_PLAN && kPacked && KC != cm::kBf16;
-  const cm::ProgramChunk pc = kRoundPlan ? cm::plan_program_chunk(plan_of(p), blockIdx.x)
-                                         : cm::program_chunk_of_plan(blockIdx.x, p.R, p.chunks, !kPacked);
+  const cm::ProgramChunk pc = kRoundPlan ? cm::plan_program_chunk(p.plan, blockIdx.x)
+                                         : cm::program_chunk_of_plan(blockIdx.x, p.R, p.plan.chunks, !kPacked);
   const int kvh = blockIdx.y;
-  if constexpr (!kPacked) {  // the per-row plan (p.pack == 1): program x is row x
+  if constexpr (!kPacked) {  // the per-row plan (p.plan.pack == 1): program x is row x
     const std::int64_t r = pc.program;
-    score_mma_tile<D, KC>(p, r, p.pack, group_plan(p, r, p.pack), pc, kvh, lut);
+    score_mma_tile<D, KC>(p, r, p.plan.pack, group_plan(p, r, p.plan.pack), pc, kvh, lut);
   } else {
-    const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.pack);
+    const cm::ProgramRows pr = cm::program_rows_of(pc.program, p.whole, p.plan.pack);
     const cm::GroupPlan g = group_plan(p, pr.first, pr.rows);
-    if (cm::group_packs(p.slot, pr.first, pr.rows, p.pack)) {  // CTA-uniform; pr.rows == p.pack
-      score_mma_tile<D, KC, kStreamK>(p, pr.first, p.pack, g, pc, kvh, lut);
+    if (cm::group_packs(p.slot, pr.first, pr.rows, p.plan.pack)) {  // CTA-uniform; pr.rows == p.plan.pack
+      score_mma_tile<D, KC, kStreamK>(p, pr.first, p.plan.pack, g, pc, kvh, lut);
       return;
     }
     score_mma_rows<D, KC, kStreamK>(p, pr.first, pr.rows, pc, kvh, lut);
@@ -350,16 +335,16 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
   const cm::GroupPlan g = group_plan(p, first, pack);
   if (g.Lg <= 0 || g.sid < 0) return;  // block-uniform
   std::int64_t b0, b1;
-  cm::plan_chunk_blocks(plan_of(p), cm::num_blocks(g.Lg, p.block_size), pc.program, kvh, pc.chunk, &b0, &b1, p.mutant);
+  cm::plan_chunk_blocks(p.plan, cm::num_blocks(g.Lg, p.block_size), pc.program, kvh, pc.chunk, &b0, &b1, p.mutant);
   if (b0 >= b1) return;
-  const int used = pack * p.gqa;
+  const int used = pack * p.plan.gqa;
   const int D = static_cast<int>(p.D);
   for (int i = tid; i < cm::kTileRows * D; i += blockDim.x) {
     const int row = i / D, d = i % D;
-    const cm::TileRow tr = cm::tile_row(row, pack, p.gqa);
+    const cm::TileRow tr = cm::tile_row(row, pack, p.plan.gqa);
     sm.qs[row][d] =
         tr.used ? cm::bf16_to_float(p.q[((first + tr.draft) * p.Hq +
-                                         cm::tile_query_head(kvh, p.gqa, tr, static_cast<int>(p.Hk), p.mutant)) *
+                                         cm::tile_query_head(kvh, p.plan.gqa, tr, static_cast<int>(p.Hk), p.mutant)) *
                                             D +
                                         d])
                 : 0.0f;
@@ -386,9 +371,9 @@ __device__ __forceinline__ void score_scalar_tile(const ScoreParams& p, std::int
 // Score program of the portable path: the tiles of row-axis index x, as score_mma_kernel.
 template <int KC>
 __global__ void __launch_bounds__(kScoreThreads) score_scalar_kernel(ScoreParams p) {
-  const cm::ProgramChunk pc = cm::plan_program_chunk(plan_of(p), blockIdx.x);  // batch R when pack 1
+  const cm::ProgramChunk pc = cm::plan_program_chunk(p.plan, blockIdx.x);  // batch R when pack 1
   const int kvh = blockIdx.y;
-  const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.pack);
+  const cm::ProgramTiles pt = cm::program_tiles(p.slot, pc.program, p.R, p.plan.pack);
   for (int t = 0; t < pt.count; ++t) {  // block-uniform
     if (t > 0) __syncthreads();         // the previous tile's shared memory is no longer read
     score_scalar_tile<KC>(p, pt.first + static_cast<std::int64_t>(t) * pt.pack, pt.pack, pc, kvh);
@@ -413,13 +398,8 @@ inline ScoreParams score_params(const IndexArgs& a, const cm::NativePlan& plan) 
   p.slot = a.slot_ids;
   p.lens = a.seq_lens;
   p.scores = a.scores;
-  p.pack = plan.pack;
+  p.plan = plan;
   p.whole = a.R / plan.pack;
-  p.gqa = plan.gqa;
-  p.chunks = plan.chunks;
-  p.batch = plan.batch;
-  p.rounds = plan.rounds;
-  p.round_skew = plan.round_skew;
   p.mult = cm::logit_multiplier(a.sm_q_scale, a.k_scale, a.mutant);
   p.mutant = a.mutant;
   return p;
