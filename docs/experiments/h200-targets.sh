@@ -19,6 +19,7 @@
 # W_FLAGS=... (session 34) adds variant W to the step and gate-protocol rounds (and with TL=1 its timeline TW): row 56
 # ran with -DIXO_TOPK_DIGIT_BITS=11 at c13aed1 (lost; that knob is gone). ELSE_SCRIPT=NAME (session 34): on another
 # card, run docs/experiments/NAME instead (it starts its own summary).
+# QUICK=1 (session 36, for a budget under ~400 s): A (and P) only: step x2, gate protocol x2, A's perf gate, step x1.
 # W_PATCH=NAME.patch (session 36) builds W from that docs/experiments patch (with W_FLAGS if any) and runs W's test_gpu
 # last; no TW then. Session 36 ran W_PATCH=embed-native-plan.patch (adopted in the tree after it, the patch removed).
 cd "$(dirname "$0")/../.."
@@ -32,6 +33,14 @@ if ! on_h200; then
     [[ ${PLANT:-0} == 1 ]] && plant_tests /tmp/L
   fi
   pack; exit 0
+fi
+if [[ ${QUICK:-0} == 1 ]]; then  # session 36, a low budget: issue 27's table, row 54 and the H200 perf gate only
+  P=(); [[ -n ${P_FLAGS:-} ]] && P=("P;$P_FLAGS;none;bench_gpu_index_step")
+  VARIANT_JOBS=16 variants "A;;none;bench_gpu_index_step bench_gpu_latency" "${P[@]}"
+  for r in 1 2; do for v in A ${P:+P}; do step $v$r /tmp/$v; done; done; pack
+  for r in 1 2; do for v in A ${P:+P}; do gstep $v$r /tmp/$v; done; done; pack
+  pgate /tmp/A ${PERF_COMMIT:-unknown}
+  for v in A ${P:+P}; do step ${v}3 /tmp/$v; done; pack; exit 0
 fi
 T="bench_gpu_index_step bench_gpu_latency bench_gpu_cp"
 VARIANT_JOBS=8
