@@ -247,22 +247,22 @@ def compare(baseline, runs, allow_noisy):
     return (1 if failed else 0), lines
 
 
-# Printed under a per-case fail, and under any fail on a card whose read ceiling is below the baseline's by more than
-# CEILING_MARGIN (then with a line naming the ceilings; the verdict stays FAIL): the gate compares with a baseline taken on another machine of the model, and two
-# H100 hosts were 5-7 % apart on the ~16 us b1/ctx4K packed steps with byte-identical code (docs/performance.md
-# "Session 32").
+# Printed under a per-case fail, and under any fail on a card whose read ceiling is below the baseline's by more
+# than CEILING_MARGIN (then with a line naming the ceilings; the verdict stays FAIL): the gate compares with a
+# baseline taken on another machine of the model, and two H100 hosts were 5-7 % apart on the ~16 us b1/ctx4K packed
+# steps with byte-identical code (docs/performance.md "Session 32").
 SAME_CARD_HINT = ("a case slower on code that did not change can be the card: measure the baseline's commit beside "
                   "the tree on this card (docs/experiments/gate-same-machine.sh) before anything else")
 
 
-def ceiling_ratios(baseline, runs):
-    """(benchmark, current / baseline read ceiling) of each run whose benchmark the baseline measured."""
+def read_ceilings(baseline, runs):
+    """(benchmark, current GB/s, baseline GB/s) of each run whose benchmark the baseline measured."""
     base_gbs = {r.get("benchmark"): r.get("read_gbs") for r in baseline["runs"] if isinstance(r, dict)}
     out = []
     for run in runs:
         b, c = base_gbs.get(run["benchmark"]), run["read_gbs"]
         if isinstance(b, (int, float)) and isinstance(c, (int, float)) and b > 0:
-            out.append((run["benchmark"], c / b))
+            out.append((run["benchmark"], c, b))
     return out
 
 
@@ -273,15 +273,15 @@ CEILING_MARGIN = 1 - MIN_WEIGHTED_RATIO
 
 
 def slower_ceilings(baseline, runs):
-    return [f"{name} {100 * (r - 1):+.1f} %" for name, r in ceiling_ratios(baseline, runs) if r < 1 - CEILING_MARGIN]
+    """'benchmark -x.x %' for each run reading more than CEILING_MARGIN below the baseline's ceiling."""
+    return [f"{name} {100 * (c / b - 1):+.1f} %" for name, c, b in read_ceilings(baseline, runs)
+            if c / b < 1 - CEILING_MARGIN]
 
 
 def ceiling_notes(baseline, runs):
     """The read ceilings of both runs, per benchmark: a different machine shows here first."""
-    base_gbs = {r.get("benchmark"): r.get("read_gbs") for r in baseline["runs"] if isinstance(r, dict)}
-    now_gbs = {run["benchmark"]: run["read_gbs"] for run in runs}
-    return [f"{name}: read ceiling {now_gbs[name]:.0f} GB/s now, {base_gbs[name]:.0f} GB/s in the baseline "
-            f"({100 * (r - 1):+.1f} %)" for name, r in ceiling_ratios(baseline, runs)]
+    return [f"{name}: read ceiling {c:.0f} GB/s now, {b:.0f} GB/s in the baseline ({100 * (c / b - 1):+.1f} %)"
+            for name, c, b in read_ceilings(baseline, runs)]
 
 
 def nvidia_driver():

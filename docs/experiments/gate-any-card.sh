@@ -13,7 +13,7 @@ VARIANT_JOBS=${VARIANT_JOBS:-8}; source docs/experiments/lease-lib.sh
 W=(); [[ -n ${W_PATCH:-} ]] && W=("W;;$W_PATCH;bench_gpu_index_step test_gpu")
 variants "A;;none;$ATESTS bench_gpu_index_step" "G;-DIXO_FP8_ROUND_PLAN=1;plant-round-total.patch;test_gpu" "${W[@]}"
 a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
-gt plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-G.log | sort -u >> $s; pack
+gt_failed plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; pack
 if [[ -n ${W_PATCH:-} ]]; then
   for r in 1 2; do for v in A W; do step $v$r /tmp/$v; done; done; pack
   gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'; pack

@@ -14,6 +14,7 @@
 #   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
 #   cpb NAME DIR              bench_gpu_cp of DIR ($R/cp-NAME.md), its table rows into the summary
 #   gt NAME BINARY FILTER [ENV]  a gtest binary under a filter (and one VAR=value), its verdict line
+#   gt_failed NAME BINARY FILTER  gt, then each failed test's line (a planted-bug build's run)
 #   killed KEY BINARY FILTER  tests/gpu/expect_killed.sh: the mutant KEY must make the gtest BINARY fail under FILTER
 #   a_tests DIR [KEY...]      DIR's GPU tests (test_gpu, test_gpu_graph, conformance, test_cp_gpu, test_cp_gpu_local0:
 #                             the targets in $ATESTS) and `killed` for each mutant KEY on CudaTopk/TopkRadix
@@ -95,6 +96,10 @@ gt() {
     --gtest_brief=1 > $R/$1.log 2>&1
   echo "$1 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$1.log | head -2 | tr '\n' ' ') ($(el))" >> $s
 }
+# gt's run of a planted-bug build, then every failed test it names (the plant must fail them).
+gt_failed() {
+  gt "$@"; grep -E '^\[  FAILED  \] [A-Za-z]' $R/$1.log | sort -u >> $s
+}
 ATESTS="test_gpu test_gpu_graph test_conformance_cuda test_cp_gpu test_cp_gpu_local0 test_kernels_cpu"
 killed() {
   bash tests/gpu/expect_killed.sh $1 $2 --gtest_filter="$3" > $R/mutant-$1.log 2>&1
@@ -113,7 +118,7 @@ PLANT_SPEC="L;;plant-long-cta.patch;test_gpu test_gpu_graph test_conformance_cud
 plant_tests() {
   local d=$1 t
   for t in tests/gpu/test_gpu tests/gpu/test_gpu_graph tests/conformance/test_conformance_cuda; do
-    gt plant-${t##*/} $d/$t '*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-${t##*/}.log | sort -u >> $s
+    gt_failed plant-${t##*/} $d/$t '*'
   done
   pack
 }

@@ -44,7 +44,7 @@ for v in T TW; do
     grep -E '^==|first K|duration' summary.txt >> $s)
 done; pack
 for r in 1 2; do for v in $V; do gstep $v$r /tmp/$v; done; done; pack
-gt plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; grep -E '^\[  FAILED  \] [A-Za-z]' $R/plant-G.log | sort -u >> $s
+gt_failed plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'
 gt test_gpu_graph-W /tmp/W/tests/gpu/test_gpu_graph '*'
 gt conformance-W /tmp/W/tests/conformance/test_conformance_cuda '*'; pack
 for r in 3; do for v in $V; do step $v$r /tmp/$v; done; done; pack

@@ -43,11 +43,17 @@ IXO_HD std::int64_t round_weight(int r, int rounds, int skew) {
   return kRoundWeightBase + static_cast<std::int64_t>(skew) * (rounds - 1 - r);
 }
 
-// The weight sum of chunks [0, c) of program `program` (K head kvh) of a chunk-major grid of batch x
-// chunks CTAs a K head, `rounds` rounds of kPlanSms CTAs (the last one takes every later CTA).
+// The linear id (y * grid_x + x) of the CTA of chunk c of program `program` (K head kvh) of a chunk-major grid
+// of batch x chunks CTAs a K head.
+IXO_HD std::int64_t round_plan_cta(std::int64_t batch, int chunks, std::int64_t program, int kvh, int c) {
+  return (static_cast<std::int64_t>(kvh) * chunks + c) * batch + program;
+}
+
+// The weight sum of chunks [0, c) of program `program` (K head kvh) of that grid, `rounds` rounds of kPlanSms
+// CTAs (the last one takes every later CTA).
 IXO_HD std::int64_t round_weight_prefix(std::int64_t batch, int chunks, std::int64_t program, int kvh, int c,
                                         int rounds, int skew) {
-  const std::int64_t base = static_cast<std::int64_t>(kvh) * batch * chunks + program;
+  const std::int64_t base = round_plan_cta(batch, chunks, program, kvh, 0);
   std::int64_t sum = 0, before = 0;
   for (int r = 0; r < rounds; ++r) {
     const std::int64_t upto = r + 1 < rounds ? ctas_below(base, batch, c, (r + 1) * kPlanSms) : c;
@@ -65,7 +71,7 @@ IXO_HD void round_chunk_blocks(std::int64_t nb, std::int64_t batch, int chunks, 
                                int rounds, int skew, std::int64_t* b0, std::int64_t* b1, int mutant = 0) {
   const std::int64_t total = round_weight_prefix(batch, chunks, program, kvh, chunks, rounds, skew);
   const std::int64_t lo = round_weight_prefix(batch, chunks, program, kvh, c, rounds, skew);
-  const std::int64_t id = static_cast<std::int64_t>(kvh) * batch * chunks + c * batch + program;  // chunk c's CTA
+  const std::int64_t id = round_plan_cta(batch, chunks, program, kvh, c);
   const std::int64_t r = id / kPlanSms < rounds - 1 ? id / kPlanSms : rounds - 1;
   const std::int64_t hi = lo + round_weight(static_cast<int>(r), rounds, skew);
   const std::int64_t n = IXO_MUTANT(mutant, mutants::chunk_floor_division) && nb > 0 ? nb - 1 : nb;

@@ -141,8 +141,8 @@ TEST(CudaM3, LongPrefixes) {
 // build with IXO_FP8_ROUND_PLAN=1 (row 57, kernels/common/round_plan.hpp) each program splits its blocks by its
 // own CTAs' rounds. Packed == rows bitwise. docs/experiments/plant-round-total.patch (a program's weight total one
 // weight too large: every chunk ends short and the last blocks of each row have no owner; it fails test_graph_plan
-// in a knob CPU build) should fail it with the knob (not yet run on a GPU); the default build runs the equal
-// chunks (LongPrefixes' 100 chunks: the same shapes of CTA).
+// in a knob CPU build) fails it with the knob, and LongPrefixes too (session 36, H100: data/s36-gate-embed-h100);
+// the default build runs the equal chunks (LongPrefixes' 100 chunks: the same shapes of CTA).
 TEST(CudaM3, PackedRoundsAcrossPrograms) {
   IXO_REQUIRE_CUDA();
   for (ScoreType st : {ScoreType::max, ScoreType::lse}) {
