@@ -27,7 +27,8 @@ Verdict, per case ratio r = baseline us / current us (r < 1: slower now):
     geometric mean of the ratios weighted by baseline time: the long cases dominate it, the
     per-case rule guards the short ones), below 0.99 fails.
 A fail names docs/experiments/gate-same-machine.sh (the baseline's commit beside the tree on this card) when a case
-is over the limit or when a run's read ceiling is more than 1 % below the baseline's: the verdict is unchanged.
+is over the limit or when a run's read ceiling is more than 1 % below the baseline's, with the commands for the
+baseline's commit: the verdict is unchanged.
 Bad input (exit 2, naming the file, field and value): a missing or malformed file, a missing
 or wrong field, another device or protocol than the baseline's, a case of a run with no baseline
 ("no baseline for case X"), a case of the baseline missing from the runs, an empty baseline.
@@ -234,7 +235,7 @@ def compare(baseline, runs, allow_noisy):
     failed = w < MIN_WEIGHTED_RATIO or bool(slow)
     slower_card = slower_ceilings(baseline, runs)
     if slow or (failed and slower_card):
-        lines.append(SAME_CARD_HINT)
+        lines += [SAME_CARD_HINT, same_card_command(baseline.get("commit"))]
     if failed and slower_card:
         lines.append(f"this card's read ceiling is below the baseline's ({', '.join(slower_card)}): the "
                      "bandwidth-bound cases slow down by about as much on unchanged code")
@@ -253,6 +254,16 @@ def compare(baseline, runs, allow_noisy):
 # steps with byte-identical code (docs/performance.md "Session 32").
 SAME_CARD_HINT = ("a case slower on code that did not change can be the card: measure the baseline's commit beside "
                   "the tree on this card (docs/experiments/gate-same-machine.sh) before anything else")
+
+
+def same_card_command(commit):
+    """The commands that run gate-same-machine.sh for a baseline written at `commit` (session 37 ran them by hand)."""
+    c = str(commit)
+    if re.fullmatch(r"[0-9a-f]{7,40}", c):
+        return (f"for this baseline: git archive --format=tar.gz -o e8.tgz {c} && E_COMMIT={c} bash "
+                "docs/experiments/gate-same-machine.sh (device tool, carry .deps; rm e8.tgz after)")
+    return (f"this baseline's commit ({c}) is not a commit id that git archive can rebuild: re-baseline from a "
+            "committed tree first")
 
 
 def read_ceilings(baseline, runs):

@@ -79,6 +79,18 @@ def test_one_case_6_percent_slower_fails(tmp_path):
     assert f"| {slow} | 20.00 | 21.20 | 1.0600 | 0.4 | FAIL: 6.0 % slower (limit 5 %) |" in p.stdout
     assert p.stdout.splitlines()[-1] == f"perf gate: FAIL (slower by more than 5 %: {slow})"
     assert "gate-same-machine.sh" in p.stdout  # the same-card check is named under a per-case fail
+    zero = "0" * 40  # baseline_json's commit: the commands rebuild exactly it
+    assert (f"for this baseline: git archive --format=tar.gz -o e8.tgz {zero} && E_COMMIT={zero} bash "
+            "docs/experiments/gate-same-machine.sh (device tool, carry .deps; rm e8.tgz after)") in p.stdout
+
+
+@pytest.mark.parametrize("commit", ["8af29ee-dirty", "unknown"])
+def test_a_baseline_of_no_plain_commit_gets_no_archive_command(tmp_path, commit):
+    base = dict(baseline_json(ALL), commit=commit)
+    p = gate(tmp_path, base, run_json(scaled(ALL, 1.06, "latency/b4/ctx32K/H4/bf16/packed")))
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "git archive" not in p.stdout.replace("that git archive can", ""), p.stdout
+    assert f"this baseline's commit ({commit}) is not a commit id that git archive can rebuild" in p.stdout
 
 
 def test_the_same_card_hint_only_under_a_per_case_fail_or_a_slower_card(tmp_path):
