@@ -14,6 +14,9 @@
 # timelines, gate protocol x2, the plant, W's graph and conformance tests, a third step round, latency A W, memcheck.
 # QUICK=1: A, W and TW only (W's test_gpu, step x2, W's timeline ranks, gate protocol once).
 #   bash docs/experiments/round-plan.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+# Session 35 ran it (QUICK=1, H100): W lost, +4.4..+5.3 us, its CTAs' first K 5.4 us later (the plan's 64-bit
+# divisions on the start chain). Session 37 made the plan's math 32-bit (49 -> 39 64-bit divisions in the packed
+# e4m3fn kernel's PTX, the default's 36): run it again as it is, on an H200 if one comes.
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-5}; source docs/experiments/lease-lib.sh  # pack el variants step gstep lat gt
 RP=-DIXO_FP8_ROUND_PLAN=1

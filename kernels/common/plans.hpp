@@ -193,8 +193,13 @@ IXO_HD NativePlan native_plan(const IndexConfig& k, bool packed, int forced_chun
   return p;
 }
 // (Row-axis program, chunk) of score CTA x of plan p: program_chunk's order, chunk-major on the round plan.
+// The round plan's grid is one wave: its order in 32-bit math (round_plan.hpp's RoundInt).
 IXO_HD ProgramChunk plan_program_chunk(const NativePlan& p, std::int64_t x) {
-  return program_chunk_of_plan(x, p.batch, p.chunks, p.pack == 1 || p.rounds > 0);
+  if (p.rounds > 0) {
+    const RoundInt x32 = static_cast<RoundInt>(x), b32 = static_cast<RoundInt>(p.batch);
+    return {static_cast<std::int64_t>(x32 % b32), static_cast<int>(x32 / b32)};
+  }
+  return program_chunk_of_plan(x, p.batch, p.chunks, p.pack == 1);
 }
 // Blocks [*b0, *b1) of chunk c of row-axis program `program`, K head kvh, for a tile of nb blocks under
 // plan p: chunk_blocks, or the round plan's weighted share.

@@ -31,32 +31,39 @@ namespace ixo::common {
 constexpr std::int64_t kPlanSms = 132;  // the SMs of the card the plans are tuned for (H200, H100 SXM)
 constexpr int kRoundWeightBase = 64;
 
+// The plan's integers. native_plan turns the round plan on only for grids of one wave (at most
+// kFp8PackedWaveSlots CTAs), so every CTA id, batch, chunk count, round and weight sum below fits 32 bits, and
+// the plan computes in 32-bit unsigned: session 35's 64-bit form (13 more 64-bit divisions in the packed fp8
+// kernel's start) put its CTAs' first K 5.4 us later on the H100, which lost row 57. Only nb x weight can
+// need 64 bits (round_chunk_blocks checks).
+using RoundInt = std::uint32_t;
+
 // CTAs i in [0, c) of the arithmetic sequence base + i * stride (stride > 0) with base + i * stride < t.
-IXO_HD std::int64_t ctas_below(std::int64_t base, std::int64_t stride, std::int64_t c, std::int64_t t) {
+IXO_HD RoundInt ctas_below(RoundInt base, RoundInt stride, RoundInt c, RoundInt t) {
   if (t <= base) return 0;
-  const std::int64_t n = ceil_div(t - base, stride);
+  const RoundInt n = (t - base + stride - 1) / stride;
   return n < c ? n : c;
 }
 
 // The weight of a CTA of dispatch round r of `rounds`.
-IXO_HD std::int64_t round_weight(int r, int rounds, int skew) {
-  return kRoundWeightBase + static_cast<std::int64_t>(skew) * (rounds - 1 - r);
+IXO_HD RoundInt round_weight(RoundInt r, RoundInt rounds, RoundInt skew) {
+  return kRoundWeightBase + skew * (rounds - 1 - r);
 }
 
 // The linear id (y * grid_x + x) of the CTA of chunk c of program `program` (K head kvh) of a chunk-major grid
 // of batch x chunks CTAs a K head.
-IXO_HD std::int64_t round_plan_cta(std::int64_t batch, int chunks, std::int64_t program, int kvh, int c) {
-  return (static_cast<std::int64_t>(kvh) * chunks + c) * batch + program;
+IXO_HD RoundInt round_plan_cta(RoundInt batch, RoundInt chunks, RoundInt program, RoundInt kvh, RoundInt c) {
+  return (kvh * chunks + c) * batch + program;
 }
 
 // The weight sum of chunks [0, c) of program `program` (K head kvh) of that grid, `rounds` rounds of kPlanSms
 // CTAs (the last one takes every later CTA).
-IXO_HD std::int64_t round_weight_prefix(std::int64_t batch, int chunks, std::int64_t program, int kvh, int c,
-                                        int rounds, int skew) {
-  const std::int64_t base = round_plan_cta(batch, chunks, program, kvh, 0);
-  std::int64_t sum = 0, before = 0;
-  for (int r = 0; r < rounds; ++r) {
-    const std::int64_t upto = r + 1 < rounds ? ctas_below(base, batch, c, (r + 1) * kPlanSms) : c;
+IXO_HD RoundInt round_weight_prefix(RoundInt batch, RoundInt chunks, RoundInt program, RoundInt kvh, RoundInt c,
+                                    RoundInt rounds, RoundInt skew) {
+  const RoundInt base = round_plan_cta(batch, chunks, program, kvh, 0);
+  RoundInt sum = 0, before = 0;
+  for (RoundInt r = 0; r < rounds; ++r) {
+    const RoundInt upto = r + 1 < rounds ? ctas_below(base, batch, c, (r + 1) * RoundInt{kPlanSms}) : c;
     sum += (upto - before) * round_weight(r, rounds, skew);
     before = upto;
   }
@@ -69,13 +76,24 @@ IXO_HD std::int64_t round_weight_prefix(std::int64_t batch, int chunks, std::int
 // dropped (chunk_last_block_dropped).
 IXO_HD void round_chunk_blocks(std::int64_t nb, std::int64_t batch, int chunks, std::int64_t program, int kvh, int c,
                                int rounds, int skew, std::int64_t* b0, std::int64_t* b1, int mutant = 0) {
-  const std::int64_t total = round_weight_prefix(batch, chunks, program, kvh, chunks, rounds, skew);
-  const std::int64_t lo = round_weight_prefix(batch, chunks, program, kvh, c, rounds, skew);
-  const std::int64_t id = round_plan_cta(batch, chunks, program, kvh, c);
-  const std::int64_t r = id / kPlanSms < rounds - 1 ? id / kPlanSms : rounds - 1;
-  const std::int64_t hi = lo + round_weight(static_cast<int>(r), rounds, skew);
+  const RoundInt B = static_cast<RoundInt>(batch), C = static_cast<RoundInt>(chunks);
+  const RoundInt P = static_cast<RoundInt>(program), H = static_cast<RoundInt>(kvh);
+  const RoundInt N = static_cast<RoundInt>(rounds), K = static_cast<RoundInt>(skew);
+  const RoundInt total = round_weight_prefix(B, C, P, H, C, N, K);
+  const RoundInt lo = round_weight_prefix(B, C, P, H, static_cast<RoundInt>(c), N, K);
+  const RoundInt id = round_plan_cta(B, C, P, H, static_cast<RoundInt>(c));
+  const RoundInt r = id / RoundInt{kPlanSms} < N - 1 ? id / RoundInt{kPlanSms} : N - 1;
+  const RoundInt hi = lo + round_weight(r, N, K);
   const std::int64_t n = IXO_MUTANT(mutant, mutants::chunk_floor_division) && nb > 0 ? nb - 1 : nb;
-  std::int64_t s = n * lo / total, e = n * hi / total;
+  std::int64_t s, e;
+  if (n <= static_cast<std::int64_t>(~RoundInt{0} / total)) {  // n x hi fits 32 bits (hi <= total)
+    const RoundInt n32 = static_cast<RoundInt>(n);
+    s = n32 * lo / total;
+    e = n32 * hi / total;
+  } else {
+    s = n * lo / total;
+    e = n * hi / total;
+  }
   if (IXO_MUTANT(mutant, mutants::chunk_last_block_dropped) && e > s) e -= 1;
   *b0 = s;
   *b1 = e;

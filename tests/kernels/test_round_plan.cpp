@@ -59,6 +59,28 @@ TEST(RoundPlan, ChunksMatchTheirRoundsWeights) {
   }
 }
 
+// The plan computes in 32 bits (round_plan.hpp's RoundInt) but for nb x weight, which takes 64 bits once nb
+// passes 2^32 / (the weight sum): the tiles on both sides of that line, and far beyond it, keep their chunks.
+TEST(RoundPlan, HugeTilesTakeTheWideShares) {
+  const std::int64_t batch = 16, program = 5;
+  const int chunks = 24, rounds = 3, skew = 2;
+  std::int64_t total = 0;  // the weight sum, from the test's own loop (as expected_starts)
+  for (int c = 0; c < chunks; ++c) {
+    const std::int64_t id = c * batch + program;
+    total += 64 + skew * (rounds - 1 - std::min<std::int64_t>(id / 132, rounds - 1));
+  }
+  const std::int64_t line = static_cast<std::int64_t>(0xffffffffu / static_cast<std::uint32_t>(total));
+  for (std::int64_t nb : {line - 1, line, line + 1, line * 3 + 7, std::int64_t{1} << 40}) {
+    const std::vector<std::int64_t> want = expected_starts(nb, batch, chunks, program, 0, rounds, skew);
+    for (int c = 0; c < chunks; ++c) {
+      std::int64_t b0 = -1, b1 = -1;
+      cm::round_chunk_blocks(nb, batch, chunks, program, 0, c, rounds, skew, &b0, &b1);
+      ASSERT_EQ(b0, want[static_cast<std::size_t>(c)]) << "nb " << nb << " chunk " << c;
+      ASSERT_EQ(b1, want[static_cast<std::size_t>(c) + 1]) << "nb " << nb << " chunk " << c;
+    }
+  }
+}
+
 TEST(RoundPlan, ChunksPartitionEveryTile) {
   for (std::int64_t nb = 0; nb <= 300; nb += 7)
     for (std::int64_t batch : {1, 3, 16, 33})
