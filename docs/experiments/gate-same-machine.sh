@@ -5,8 +5,9 @@
 #   E_COMMIT=<baseline commit> bash docs/experiments/gate-same-machine.sh   (device tool, carry .deps; then rm e8.tgz)
 # Default (session 37): the whole gate. E's two gate benchmarks (--gate, the perf gate's protocol) become a baseline in
 # $R/base-E.json, A's runs after them are judged against it by ci/gpu-perf-gate.py (the tree against the baseline's
-# code on this card), and E's runs against the stored baseline (the card against the baseline's card). A warm machine
-# that already built the tree in /tmp/A (lease-lib's variant) reuses it.
+# code on this card), and E's runs against the stored baseline (the card against the baseline's card). REUSE_A=1 on a
+# warm machine whose /tmp/A this same call's tree built (lease-lib's variant) skips A's build; /tmp outlives calls
+# and sessions, so by default A is built afresh.
 # ONLY=PREFIX (session 32's form): bench_gpu_latency --gate --only PREFIX of each, A E A E, the tables in the summary.
 # Ran: session 32 call 7 (H100, ONLY=latency/b1/ctx4K/, A = f13d2d1, E = 8af29ee; data/s32-gate-same-machine-h100.log):
 # A and E measured the same. Session 37's last H100 call ran the default form inline (data/s37-perfgate-h100/same-card):
@@ -16,7 +17,9 @@ VARIANT_JOBS=${VARIANT_JOBS:-16}; source docs/experiments/lease-lib.sh  # pack e
 [[ -f e8.tgz ]] || { echo "no e8.tgz (the baseline commit's source)" >> $s; pack; exit 2; }
 rm -rf /tmp/E-src /tmp/E && mkdir -p /tmp/E-src && tar -xzf e8.tgz -C /tmp/E-src
 T="bench_gpu_index_step bench_gpu_latency"
-A_BUILD=(variant A "" none $T); [[ -x /tmp/A/bench/gpu/bench_gpu_index_step && -x /tmp/A/bench/gpu/bench_gpu_latency ]] && A_BUILD=(true)
+A_BUILD=(variant A "" none $T)
+[[ ${REUSE_A:-0} == 1 && -x /tmp/A/bench/gpu/bench_gpu_index_step && -x /tmp/A/bench/gpu/bench_gpu_latency ]] &&
+  A_BUILD=(true)
 ( "${A_BUILD[@]}" ) & ( build_src E "" $T ) & wait; pack
 export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
 if [[ -n ${ONLY:-} ]]; then

@@ -34,7 +34,7 @@ constexpr int kRoundWeightBase = 64;
 // The plan's integers. native_plan turns the round plan on only for grids of one wave (at most
 // kFp8PackedWaveSlots CTAs), so every CTA id, batch, chunk count, round and weight sum below fits 32 bits, and
 // the plan computes in 32-bit unsigned: session 35's 64-bit form (13 more 64-bit divisions in the packed fp8
-// kernel's start) put its CTAs' first K 5.4 us later on the H100, which lost row 57. Only nb x weight can
+// kernel's start) put its CTAs' first K 5.4 us later on the H100, which lost row 57. Only nb x weight sum can
 // need 64 bits (round_chunk_blocks checks).
 using RoundInt = std::uint32_t;
 
@@ -82,11 +82,12 @@ IXO_HD void round_chunk_blocks(std::int64_t nb, std::int64_t batch, int chunks, 
   const RoundInt total = round_weight_prefix(B, C, P, H, C, N, K);
   const RoundInt lo = round_weight_prefix(B, C, P, H, static_cast<RoundInt>(c), N, K);
   const RoundInt id = round_plan_cta(B, C, P, H, static_cast<RoundInt>(c));
-  const RoundInt r = id / RoundInt{kPlanSms} < N - 1 ? id / RoundInt{kPlanSms} : N - 1;
-  const RoundInt hi = lo + round_weight(r, N, K);
+  const RoundInt round = id / RoundInt{kPlanSms};
+  const RoundInt hi = lo + round_weight(round < N - 1 ? round : N - 1, N, K);
   const std::int64_t n = IXO_MUTANT(mutant, mutants::chunk_floor_division) && nb > 0 ? nb - 1 : nb;
   std::int64_t s, e;
-  if (n <= static_cast<std::int64_t>(~RoundInt{0} / total)) {  // n x hi fits 32 bits (hi <= total)
+  // n >= 0 and lo <= hi: when n x hi fits 32 bits, so does n x lo (a wide multiply, not a division, decides).
+  if (static_cast<std::uint64_t>(n) * hi <= ~RoundInt{0}) {
     const RoundInt n32 = static_cast<RoundInt>(n);
     s = n32 * lo / total;
     e = n32 * hi / total;

@@ -59,8 +59,9 @@ TEST(RoundPlan, ChunksMatchTheirRoundsWeights) {
   }
 }
 
-// The plan computes in 32 bits (round_plan.hpp's RoundInt) but for nb x weight, which takes 64 bits once nb
-// passes 2^32 / (the weight sum): the tiles on both sides of that line, and far beyond it, keep their chunks.
+// The plan computes in 32 bits (round_plan.hpp's RoundInt) but for nb x (a chunk's weight sum), which takes 64 bits
+// once it passes 2^32 (the last chunk's, the whole sum, first): the tiles on both sides of that line, and far
+// beyond it, keep their chunks.
 TEST(RoundPlan, HugeTilesTakeTheWideShares) {
   const std::int64_t batch = 16, program = 5;
   const int chunks = 24, rounds = 3, skew = 2;
