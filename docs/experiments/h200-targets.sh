@@ -18,7 +18,8 @@
 # saw conformance's random properties (cuda-rows, cuda-packed) fail too, the graph tests pass.
 # W_FLAGS=... (session 34) adds variant W to the step and gate-protocol rounds (and with TL=1 its timeline TW): row 56
 # ran with -DIXO_TOPK_DIGIT_BITS=11 at c13aed1 (lost; that knob is gone). ELSE_SCRIPT=NAME (session 34): on another
-# card, run docs/experiments/NAME instead (it starts its own summary).
+# card, run docs/experiments/NAME instead (it starts its own summary); ELSE_QUICK=1 (session 38) runs it with QUICK=1
+# (QUICK=1 itself only picks this script's lean H200 form), e.g. ELSE_SCRIPT=round-plan.sh ELSE_QUICK=1.
 # QUICK=1 (session 36, for a budget under ~400 s): A (and P) only: step x2, gate protocol x2, A's perf gate, step x1.
 # W_PATCH=NAME.patch (session 36) builds W from that docs/experiments patch (with W_FLAGS if any) and runs W's test_gpu
 # last; no TW then. Session 36 ran W_PATCH=embed-native-plan.patch (adopted in the tree after it, the patch removed).
@@ -26,7 +27,7 @@ cd "$(dirname "$0")/../.."
 source docs/experiments/lease-lib.sh  # pack el variants step gstep cpb a_tests plant_tests timeline on_h200 pgate
 if ! on_h200; then
   echo "not an H200: stopped" >> $s
-  [[ -n ${ELSE_SCRIPT:-} ]] && exec bash $X/$ELSE_SCRIPT
+  [[ -n ${ELSE_SCRIPT:-} ]] && QUICK=${ELSE_QUICK:-0} exec bash $X/$ELSE_SCRIPT
   if [[ ${ELSE_TESTS:-0} == 1 ]]; then  # session 33: the card still runs the tree's GPU tests
     L=(); [[ ${PLANT:-0} == 1 ]] && L=("$PLANT_SPEC")
     VARIANT_JOBS=8 variants "A;;none;$ATESTS" "${L[@]}"; a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
