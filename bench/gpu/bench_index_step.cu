@@ -13,6 +13,12 @@
 // warm-up + 20 timed replays of a graph of 120 steps rotating among the input sets, CV <= 3 %
 // or measured again) and adds the per-row and packed steps as gate cases ("cases": us per
 // step, CV) to the JSON, for ci/gpu-perf-gate.py; --reps is then ignored.
+// --hot-k (session 38) gives every request the first request's token slots and keeps one input
+// set: the K the step reads is one request's (16.8 MB e4m3fn, 33.5 MB bf16 at 16 x 131072), held
+// in L2 across replays, so the step runs without the HBM limit: the launch's SM-side time, the
+// same grid and the same blocks a CTA as the cold step. The H200's e4m3fn packed step is bound
+// by its SMs (docs/experiments row 57); an H100 has the same SMs and clocks, so this measures
+// that regime on either card. The 16 x 131072 shapes only; not with --gate.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,6 +51,7 @@ struct Shape {
   std::int64_t prefix;
   int fp8;
   bool permuted;
+  bool hot = false;  // --hot-k: every request reads request 0's token slots, one input set
 };
 
 struct Timing {
@@ -68,18 +75,18 @@ Row run_shape(const Shape& sh, int reps, int chunks, const ixo_bench::ReplayProt
   const int ndt = 4;
   const std::int64_t R = static_cast<std::int64_t>(sh.requests) * ndt, D = 128;
   const std::int64_t width = sh.prefix + ndt;
-  const std::int64_t S = sh.requests * width + 1;  // token slot 0 unused
+  const std::int64_t S = (sh.hot ? 1 : sh.requests) * width + 1;  // token slot 0 unused
   const int esz = sh.fp8 ? 1 : 2;
   const std::size_t kbytes = static_cast<std::size_t>(S) * D * esz;
-  const int sets = static_cast<int>(std::max<std::size_t>(2, (std::size_t(1) << 30) / kbytes + 1));
+  const int sets = sh.hot ? 1 : static_cast<int>(std::max<std::size_t>(2, (std::size_t(1) << 30) / kbytes + 1));
 
   // Host tables: request i uses table row (requests-1-i) (not the row index); token slots
-  // contiguous per request, or a random permutation of the cache.
+  // contiguous per request, or a random permutation of the cache; hot: every row request 0's slots.
   std::vector<std::int32_t> r2t(static_cast<std::size_t>(sh.requests) * width);
   std::vector<std::int32_t> perm(static_cast<std::size_t>(S - 1));
   std::iota(perm.begin(), perm.end(), 1);
   if (sh.permuted) std::shuffle(perm.begin(), perm.end(), std::mt19937_64(7));
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(r2t.size()); ++i) r2t[i] = perm[i];
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(r2t.size()); ++i) r2t[i] = perm[sh.hot ? i % width : i];
   std::vector<std::int64_t> slots(R), lens(R);
   for (std::int64_t r = 0; r < R; ++r) {
     slots[r] = sh.requests - 1 - r / ndt;
@@ -215,6 +222,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   int chunks = 0;
   bool gate = false;
+  bool hot_k = false;
   std::string out, json_path;
   CLI::App app{"bench_gpu_index_step: the index step (score + top-k) per-row and packed on the throughput shapes"};
   app.add_option("--reps", reps, "timed graph replays per step (median)")->check(CLI::Range(1, 1000000));
@@ -224,7 +232,14 @@ int main(int argc, char** argv) {
   app.add_option("--chunks", chunks, "force the score kernels' KV chunk count (0: the plan's)")
       ->check(CLI::Range(0, 65536));
   app.add_flag("--gate", gate, "the performance gate's protocol (5 warm-up + 20 timed replays, CV <= 3 %)");
+  app.add_flag("--hot-k", hot_k,
+               "every request reads the first request's K (L2-resident, one input set): the SM-side time; "
+               "the 16 x 131072 shapes");
   if (const int rc = ixo_bench::parse_flags(app, argc, argv); rc >= 0) return rc;
+  if (gate && hot_k) {
+    std::fprintf(stderr, "bench_gpu_index_step: --hot-k: not with --gate (the gate times cold K)\n");
+    return 2;
+  }
   const ixo_bench::ReplayProtocol gate_protocol = ixo_bench::gate_protocol();
   cudaDeviceProp prop;
   cudaStream_t st;
@@ -239,7 +254,7 @@ int main(int argc, char** argv) {
                                {32, 524288, 0, false},
                                {32, 524288, 1, false},
                                {16, 131072, 0, true}};
-  if (quick) shapes = {{16, 131072, 0, false}, {16, 131072, 1, false}};
+  if (quick || hot_k) shapes = {{16, 131072, 0, false, hot_k}, {16, 131072, 1, false, hot_k}};
   std::vector<Row> rows;
   for (const auto& sh : shapes) {
     rows.push_back(run_shape(sh, reps, chunks, gate ? &gate_protocol : nullptr, st));
@@ -249,7 +264,7 @@ int main(int argc, char** argv) {
   }
 
   std::string t;
-  char line[512];
+  char line[1024];
   if (gate) {
     std::snprintf(line, sizeof line,
                   "Device: %s, %d SMs. Ceilings measured in this run: pure read %.0f GB/s, device copy %.0f GB/s "
@@ -260,8 +275,11 @@ int main(int argc, char** argv) {
   } else {
     std::snprintf(line, sizeof line,
                   "Device: %s, %d SMs. Ceilings measured in this run: pure read %.0f GB/s, device copy %.0f GB/s "
-                  "(read + written). Median of %d CUDA-graph replays (CUDA events), inputs rotated so L2 is cold.\n\n",
-                  prop.name, prop.multiProcessorCount, read_gbs, copy_gbs, reps);
+                  "(read + written). Median of %d CUDA-graph replays (CUDA events), %s.\n\n",
+                  prop.name, prop.multiProcessorCount, read_gbs, copy_gbs, reps,
+                  hot_k ? "K hot in L2 (--hot-k: every request reads request 0's K, one input set; the floor and "
+                          "bandwidth columns count each request's K as if unique)"
+                        : "inputs rotated so L2 is cold");
   }
   t += line;
   if (chunks > 0) t += "Score kernels' KV chunk count forced to " + std::to_string(chunks) + " (--chunks).\n\n";
@@ -288,6 +306,7 @@ int main(int argc, char** argv) {
     j["copy_gbs"] = copy_gbs;
     j["reps"] = gate ? gate_protocol.timed_replays : reps;
     j["forced_chunks"] = chunks;  // 0: the plan's
+    j["hot_k"] = hot_k;           // every request read request 0's K (L2-resident)
     j["rows"] = nlohmann::json::array();
     for (const Row& r : rows) {
       const double floor_us = floor_us_of(r);

@@ -9,7 +9,8 @@
 #   build_src NAME FLAGS TARGETS...   the same build of a source tree already in /tmp/NAME-src (variant's second half)
 #   variants SPEC...          each SPEC "NAME;FLAGS;PATCHES;TARGETS" built side by side by `variant`, then pack and the
 #                             deps' libraries on LD_LIBRARY_PATH (BENCHES: the three GPU benches' targets)
-#   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary
+#   step NAME DIR             bench_gpu_index_step of DIR, its step lines into the summary (STEP_ARGS: more flags,
+#                             e.g. --quick or --hot-k)
 #   gstep NAME DIR            the same under the gate's protocol (--gate --quick: the 16 x 131072 shapes)
 #   lat V DIR                 bench_gpu_latency of DIR, variant V's next numbered run: $R/lat-V1.md, lat-V2.md, ...
 #   cpb NAME DIR              bench_gpu_cp of DIR ($R/cp-NAME.md), its table rows into the summary
@@ -68,7 +69,7 @@ build_src() {
 step() {
   [[ -x $2/bench/gpu/bench_gpu_index_step ]] || { echo "step $1: no binary" >> $s; return; }
   LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu $2/bench/gpu/bench_gpu_index_step --reps 50 --out $R/st-$1.md \
-    > $R/st-$1.log 2>&1
+    ${STEP_ARGS:-} > $R/st-$1.log 2>&1
   echo "step $1 rc=$? ($(el))" >> $s
   grep -E ' us, packed ' $R/st-$1.log >> $s
 }
