@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Session 38: where the packed e4m3fn score kernel's warps stall with K hot in L2 (bench_gpu_index_step --hot-k: the
+# SM-bound regime of the H200's cold step, on any card; data/s38-hot-k-h100: hot 80-82 us a step on an H100, cold
+# 110-113), beside the same kernel cold. bench/gpu/ncu-source.sh (PC sampling per SASS instruction, warp states,
+# speed of light) on the first packed e4m3fn launch (D 128), clocks not locked and caches not flushed (ncu's default
+# flush would make hot K cold). A bf16 hot profile last. Needs ncu on the card.
+#   bash docs/experiments/ncu-hot.sh   (device tool, carry .deps; $OUT/summary.log, $OUT/{hot,cold}-fp8/...)
+cd "$(dirname "$0")/../.."
+: "${OUT:?}"
+s=$OUT/summary.log; t0=$(date +%s)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
+ncu_run() {  # ncu_run NAME KC ARGS
+  KERNEL="score_mma_kernel<\(int\)128, \(int\)$2, \(bool\)1" ARGS="$3" \
+    NCU_FLAGS='--clock-control none --cache-control none' bash bench/gpu/ncu-source.sh $OUT/$1 > $OUT/$1.log 2>&1
+  echo "== $1 ($3) rc=$? ($(( $(date +%s) - t0 )) s)" >> $s
+  grep -E 'Duration|Issue Slots|Executed Ipc|Issued Warp|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|DRAM Throughput' \
+    $OUT/$1/ncu-details.csv 2>/dev/null | cut -c1-400 >> $s
+  head -60 $OUT/$1/ncu-source-summary.md >> $s 2>/dev/null
+}
+ncu_run hot-fp8 1 '--hot-k --reps 2'
+ncu_run cold-fp8 1 '--quick --reps 2'
+ncu_run hot-bf16 0 '--hot-k --reps 2'
+rm -f $OUT/*/ncu-source.ncu-rep.bak
