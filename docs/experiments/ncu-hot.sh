@@ -3,7 +3,7 @@
 # SM-bound regime of the H200's cold step, on any card; data/s38-hot-k-h100: hot 80-82 us a step on an H100, cold
 # 110-113), beside the same kernel cold. bench/gpu/ncu-source.sh (PC sampling per SASS instruction, warp states,
 # speed of light) on the first packed e4m3fn launch (D 128), clocks not locked and caches not flushed (ncu's default
-# flush would make hot K cold). A bf16 hot profile last. Needs ncu on the card.
+# flush would make hot K cold). WITH_BF16=1: a bf16 hot profile last. Needs ncu on the card.
 #   bash docs/experiments/ncu-hot.sh   (device tool, carry .deps; $OUT/summary.log, $OUT/{hot,cold}-fp8/...)
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"
@@ -19,5 +19,5 @@ ncu_run() {  # ncu_run NAME KC ARGS
 }
 ncu_run hot-fp8 1 '--hot-k --reps 2'
 ncu_run cold-fp8 1 '--quick --reps 2'
-ncu_run hot-bf16 0 '--hot-k --reps 2'
+[[ ${WITH_BF16:-0} == 1 ]] && ncu_run hot-bf16 0 '--hot-k --reps 2'
 rm -f $OUT/*/ncu-source.ncu-rep.bak
