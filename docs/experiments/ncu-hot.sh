@@ -3,7 +3,7 @@
 # SM-bound regime of the H200's cold step, on any card; data/s38-hot-k-h100: hot 80-82 us a step on an H100, cold
 # 110-113), beside the same kernel cold. bench/gpu/ncu-source.sh (PC sampling per SASS instruction, warp states,
 # speed of light) on the first packed e4m3fn launch (D 128), clocks not locked and caches not flushed (ncu's default
-# flush would make hot K cold). WITH_BF16=1: a bf16 hot profile last. Needs ncu on the card.
+# flush would make hot K cold), with the pipes' utilization (ComputeWorkloadAnalysis, InstructionStats, the raw page). WITH_BF16=1: a bf16 hot profile last. Needs ncu on the card.
 #   bash docs/experiments/ncu-hot.sh   (device tool, carry .deps; $OUT/summary.log, $OUT/{hot,cold}-fp8/...)
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"
@@ -11,8 +11,20 @@ s=$OUT/summary.log; t0=$(date +%s)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $s 2>&1
 ncu_run() {  # ncu_run NAME KC ARGS
   KERNEL="score_mma_kernel<\(int\)128, \(int\)$2, \(bool\)1" ARGS="$3" \
-    NCU_FLAGS='--clock-control none --cache-control none' bash bench/gpu/ncu-source.sh $OUT/$1 > $OUT/$1.log 2>&1
+    NCU_FLAGS='--clock-control none --cache-control none --section ComputeWorkloadAnalysis --section InstructionStats' \
+    bash bench/gpu/ncu-source.sh $OUT/$1 > $OUT/$1.log 2>&1
   echo "== $1 ($3) rc=$? ($(( $(date +%s) - t0 )) s)" >> $s
+  # every raw metric of the launch (the pipes' utilization: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active)
+  "$(command -v ncu || echo /usr/local/cuda/bin/ncu)" -i $OUT/$1/ncu-source.ncu-rep --page raw --csv > $OUT/$1/ncu-raw.csv 2>/dev/null
+  /usr/bin/env python3 - $OUT/$1/ncu-raw.csv >> $s 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+if len(rows) >= 3:
+    for name, unit, val in zip(rows[0], rows[1], rows[2]):
+        if ("pipe" in name and "pct" in name) or name.startswith(("sm__inst_executed.sum", "smsp__inst_executed.sum",
+                                                                    "gpu__time_duration.sum", "sm__cycles_elapsed.avg")):
+            print(f"  {name} {val} {unit}")
+PY
   grep -E 'Duration|Issue Slots|Executed Ipc|Issued Warp|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|DRAM Throughput' \
     $OUT/$1/ncu-details.csv 2>/dev/null | cut -c1-400 >> $s
   head -60 $OUT/$1/ncu-source-summary.md >> $s 2>/dev/null
