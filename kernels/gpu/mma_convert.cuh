@@ -66,6 +66,33 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
 #endif
   return h2;
 }
+// Four fp8 codes -> two f16x2: bytes 0-1 into lo, bytes 2-3 into hi (fp8x2_to_f16x2 each).
+// IXO_FP8_CVT_HALVES=1 (session 38, docs/experiments row 58, off until measured): one asm block
+// splits the word into its 16-bit halves (mov.b32 {l, h}) and converts each, as CUTLASS's e4m3x4
+// converter does, instead of converting w and w >> 16. The same two cvt on the same 16-bit
+// inputs, so the same bits; what may change is the shift for the high half (the hot profile of
+// the packed e4m3fn kernel, data/s38-ncu-hot-h100: SHF.R.U32.HI 0x10 held 8 % of its samples).
+#ifndef IXO_FP8_CVT_HALVES
+#define IXO_FP8_CVT_HALVES 0
+#endif
+template <int KC>
+__device__ __forceinline__ void fp8x4_to_f16x2_pair(std::uint32_t w, std::uint32_t& lo, std::uint32_t& hi) {
+#if IXO_GPU_CVT_FP8 && IXO_FP8_CVT_HALVES
+  if constexpr (KC == cm::kE4m3fn) {
+    asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.rn.f16x2.e4m3x2 %0, l; cvt.rn.f16x2.e4m3x2 %1, h; }"
+        : "=r"(lo), "=r"(hi)
+        : "r"(w));
+    return;
+  } else if constexpr (KC == cm::kE5m2) {
+    asm("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.rn.f16x2.e5m2x2 %0, l; cvt.rn.f16x2.e5m2x2 %1, h; }"
+        : "=r"(lo), "=r"(hi)
+        : "r"(w));
+    return;
+  }
+#endif
+  lo = fp8x2_to_f16x2<KC>(w);
+  hi = fp8x2_to_f16x2<KC>(w >> 16);
+}
 // Two fp8 codes (low byte = first element) -> bf16x2 (low half = first element).
 // use_lut: take the table even where the hardware converts (the table holds a mutant's decode).
 template <int KC>

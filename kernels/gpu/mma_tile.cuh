@@ -335,7 +335,9 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
 #pragma unroll
       for (int sub = 0; sub < kStepsPerLoad; ++sub) {
         if constexpr (kMode == Widen::kF16) {
-          mma_f16(acc, qa[l * kStepsPerLoad + sub], fp8x2_to_f16x2<KC>(w[sub]), fp8x2_to_f16x2<KC>(w[sub] >> 16));
+          std::uint32_t h0, h1;
+          fp8x4_to_f16x2_pair<KC>(w[sub], h0, h1);
+          mma_f16(acc, qa[l * kStepsPerLoad + sub], h0, h1);
           continue;
         }
         std::uint32_t bb0, bb1;
