@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 38 (row 58): the fp8 f16 path's high pair converted from the word's upper 16-bit half (mov.b32 {l, h}, as
+# CUTLASS's e4m3x4 converter does) instead of from w >> 16 (`-DIXO_FP8_CVT_HALVES=1`, mma_convert.cuh
+# fp8x4_to_f16x2_pair). Same cvt on the same inputs, so the same bits. Why: the hot profile of the packed e4m3fn
+# kernel (data/s38-ncu-hot-h100) is half issue-bound (issue slots 48.8 %, ALU pipe 56.7 %, 2086 warp instructions a
+# block) and SHF.R.U32.HI 0x10 held 8 % of its stall samples; the knob's PTX has 64 fewer shr.u32 by 16 in that
+# kernel (129 -> 65). Predicted: hot packed e4m3fn step -1..-3 % (H100); per-row e4m3fn (SM-bound cold too: hot and
+# cold 266-276 us) -1..-3 %; cold packed e4m3fn on the H100 level; bf16 unchanged (not built with it: same PTX).
+#   A: the tree; H: -DIXO_FP8_CVT_HALVES=1; S: H with plant-cvt-halves-swap.patch (the halves swapped: its test_gpu
+#   must fail, e.g. CudaFp8Paths.TilesOnBothWideningsGiveTheSameBits).
+# Phases (each packed): H's test_gpu and CUDA conformance, S's test_gpu; hot step A H x3; cold step A H x2; gate
+# protocol A H.
+#   bash docs/experiments/cvt-halves.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+# On an H200, h200-targets.sh `W_FLAGS=-DIXO_FP8_CVT_HALVES=1` puts H (as W) in its step and gate rounds instead.
+cd "$(dirname "$0")/../.."
+VARIANT_JOBS=${VARIANT_JOBS:-5}; source docs/experiments/lease-lib.sh  # pack el variants step gstep gt
+variants "A;;none;bench_gpu_index_step" \
+  "H;-DIXO_FP8_CVT_HALVES=1;none;bench_gpu_index_step test_gpu test_conformance_cuda" \
+  "S;-DIXO_FP8_CVT_HALVES=1;plant-cvt-halves-swap.patch;test_gpu"
+gt test_gpu-H /tmp/H/tests/gpu/test_gpu '*'
+gt conformance-H /tmp/H/tests/conformance/test_conformance_cuda '*'
+gt_failed plant-S /tmp/S/tests/gpu/test_gpu '*'; pack
+for r in 1 2 3; do for v in A H; do STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
+for r in 1 2; do for v in A H; do STEP_ARGS=--quick step c$v$r /tmp/$v; done; done; pack
+for v in A H; do gstep ${v}1 /tmp/$v; done; pack
