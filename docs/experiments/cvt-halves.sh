@@ -10,10 +10,16 @@
 #   must fail, e.g. CudaFp8Paths.TilesOnBothWideningsGiveTheSameBits).
 # Phases (each packed): H's test_gpu and CUDA conformance, S's test_gpu; hot step A H x3; cold step A H x2; gate
 # protocol A H.
-#   bash docs/experiments/cvt-halves.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+#   [QUICK=1] bash docs/experiments/cvt-halves.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 # On an H200, h200-targets.sh `W_FLAGS=-DIXO_FP8_CVT_HALVES=1` puts H (as W) in its step and gate rounds instead.
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-5}; source docs/experiments/lease-lib.sh  # pack el variants step gstep gt
+if [[ ${QUICK:-0} == 1 ]]; then  # a low budget: A and H only, H's test_gpu, hot x2, cold x1
+  variants "A;;none;bench_gpu_index_step" "H;-DIXO_FP8_CVT_HALVES=1;none;bench_gpu_index_step test_gpu"
+  gt test_gpu-H /tmp/H/tests/gpu/test_gpu '*'; pack
+  for r in 1 2; do for v in A H; do STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
+  for v in A H; do STEP_ARGS=--quick step c${v}1 /tmp/$v; done; pack; exit 0
+fi
 variants "A;;none;bench_gpu_index_step" \
   "H;-DIXO_FP8_CVT_HALVES=1;none;bench_gpu_index_step test_gpu test_conformance_cuda" \
   "S;-DIXO_FP8_CVT_HALVES=1;plant-cvt-halves-swap.patch;test_gpu"
