@@ -67,13 +67,14 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t two) {
   return h2;
 }
 // Four fp8 codes -> two f16x2: bytes 0-1 into lo, bytes 2-3 into hi (fp8x2_to_f16x2 each).
-// IXO_FP8_CVT_HALVES=1 (session 38, docs/experiments row 58, off until measured): one asm block
-// splits the word into its 16-bit halves (mov.b32 {l, h}) and converts each, as CUTLASS's e4m3x4
-// converter does, instead of converting w and w >> 16. The same two cvt on the same 16-bit
-// inputs, so the same bits; what may change is the shift for the high half (the hot profile of
-// the packed e4m3fn kernel, data/s38-ncu-hot-h100: SHF.R.U32.HI 0x10 held 8 % of its samples).
+// IXO_FP8_CVT_HALVES=1 (default; session 38, docs/experiments row 58): one asm block splits the
+// word into its 16-bit halves (mov.b32 {l, h}) and converts each, as CUTLASS's e4m3x4 converter
+// does, instead of converting w and w >> 16: the same two cvt on the same 16-bit inputs, so the
+// same bits, without the shift (32 a warp's sub-tile). H100, one machine (data/s38-cvt-halves-h100):
+// per-row e4m3fn 16 x 131072 step 270.2 -> 248.5 us, packed 115.3 -> 114.0; with K hot in L2
+// (the H200's SM-bound regime) packed 79.5-80.9 -> 73.3-73.9. 0 keeps the shift (A/B only).
 #ifndef IXO_FP8_CVT_HALVES
-#define IXO_FP8_CVT_HALVES 0
+#define IXO_FP8_CVT_HALVES 1
 #endif
 template <int KC>
 __device__ __forceinline__ void fp8x4_to_f16x2_pair(std::uint32_t w, std::uint32_t& lo, std::uint32_t& hi) {
