@@ -8,7 +8,8 @@
 #     bf16, D 128; ncu writes template arguments with their types, as in its "Available Kernels")
 #   ARGS='--quick --reps 2'                       bench_gpu_index_step arguments (e.g. add --chunks 16)
 #   NCU_FLAGS="--clock-control none"              more ncu options (default: ncu locks the clocks to base)
-# Writes ncu-source.csv, ncu-details.csv, ncu-source-summary.md and the .ncu-rep to $1.
+# Writes ncu-source.csv, ncu-details.csv, ncu-raw.csv (every metric collected), ncu-source-summary.md and the
+# .ncu-rep to $1.
 set -uo pipefail
 out="${1:-${OUT:-$PWD/ncu-source-out}}"
 mkdir -p "$out"
@@ -27,5 +28,6 @@ if [[ ! -s "$out/ncu-source.ncu-rep" ]]; then
 fi
 "$ncu_bin" -i "$out/ncu-source.ncu-rep" --page source --csv --print-source sass > "$out/ncu-source.csv" 2> "$out/ncu-export.err"
 "$ncu_bin" -i "$out/ncu-source.ncu-rep" --page details --csv > "$out/ncu-details.csv" 2>> "$out/ncu-export.err"
+"$ncu_bin" -i "$out/ncu-source.ncu-rep" --page raw --csv > "$out/ncu-raw.csv" 2>> "$out/ncu-export.err"
 /usr/bin/env python3 "$root/bench/gpu/ncu_source_summary.py" "$out/ncu-source.csv" --top 30 >> "$out/ncu-source-summary.md" 2>&1
 cat "$out/ncu-source-summary.md"

@@ -12,20 +12,13 @@
 # cold timeline T (the same card's bandwidth-bound regime); a third hot round.
 #   bash docs/experiments/hot-k.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
-VARIANT_JOBS=${VARIANT_JOBS:-4}; source docs/experiments/lease-lib.sh  # pack el variants step
+VARIANT_JOBS=${VARIANT_JOBS:-4}; source docs/experiments/lease-lib.sh  # pack el variants step cta_timeline
 RP=-DIXO_FP8_ROUND_PLAN=1
 variants "A;;none;bench_gpu_index_step" "W;$RP;none;bench_gpu_index_step" \
   "W3;$RP -DIXO_FP8_ROUND_SKEW=3;none;bench_gpu_index_step" \
   "T;-DIXO_CTA_TIMELINE;cta-timeline.patch;bench_gpu_index_step" \
   "TW;-DIXO_CTA_TIMELINE $RP;cta-timeline.patch;bench_gpu_index_step"
-tl() {  # tl NAME VARIANT FLAGS: the CTA timeline of /tmp/VARIANT under FLAGS, ranks and start into the summary
-  mkdir -p $R/tl-$1 && (cd $R/tl-$1 && /tmp/$2/bench/gpu/bench_gpu_index_step $3 --reps 5 > bench.log 2>&1
-    echo "timeline $1 ($2 $3) rc=$? ($(el))" >> $s
-    /usr/bin/env python3 $OLDPWD/$X/cta_rank_summary.py cta-timeline-*.csv > ranks.txt 2>&1; cat ranks.txt >> $s
-    /usr/bin/env python3 $OLDPWD/$X/cta_timeline_summary.py cta-timeline-*.csv > summary.txt 2>&1
-    grep -E 'first K|slot-time' summary.txt >> $s)
-}
 for r in 1 2; do for v in A W W3; do STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
-tl hT T --hot-k; tl hTW TW --hot-k; pack
-for v in A W; do STEP_ARGS=--quick step c${v}1 /tmp/$v; done; tl cT T --quick; pack
+cta_timeline hT T --hot-k; cta_timeline hTW TW --hot-k; pack
+for v in A W; do STEP_ARGS=--quick step c${v}1 /tmp/$v; done; cta_timeline cT T --quick; pack
 for v in A W W3; do STEP_ARGS=--hot-k step h${v}3 /tmp/$v; done; pack

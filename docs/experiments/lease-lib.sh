@@ -25,6 +25,9 @@
 #                             interleaved, CP bench once each, latency A B A B and latency_ab.py's comparison
 #   timeline V [RUN]          the in-step top-k timeline of /tmp/V (a topk-timeline.patch build) and its summary, in
 #                             $R/tl-V[RUN]
+#   cta_timeline NAME V [FLAGS]  the CTA timeline of /tmp/V (a cta-timeline.patch build) under bench flags FLAGS
+#                             (default --quick) in $R/tl-NAME: each SM's CTAs' ends by dispatch rank (ranks.txt) and
+#                             start / duration summary (summary.txt) into the summary
 #   topk_san DIR              racecheck / synccheck / memcheck of DIR's top-k test (6 radix and vote rows) and 2 small
 #                             CP cases (the top-k experiments' sanitizer round)
 #   a_san DIR SECONDS         ci/gpu-check.sh's sanitizer stage on DIR's build, every run within SECONDS
@@ -136,6 +139,13 @@ timeline() {
   mkdir -p $R/tl-$1${2:-} && (cd $R/tl-$1${2:-} && /tmp/$1/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
     echo "top-k timeline $1${2:-} rc=$? ($(el))" >> $s
     /usr/bin/env python3 $OLDPWD/$X/topk_timeline_summary.py . > summary.txt 2>&1; cat summary.txt >> $s); pack
+}
+cta_timeline() {
+  mkdir -p $R/tl-$1 && (cd $R/tl-$1 && /tmp/$2/bench/gpu/bench_gpu_index_step ${3:---quick} --reps 5 > bench.log 2>&1
+    echo "timeline $1 ($2 ${3:---quick}) rc=$? ($(el))" >> $s
+    /usr/bin/env python3 $OLDPWD/$X/cta_rank_summary.py cta-timeline-*.csv > ranks.txt 2>&1; cat ranks.txt >> $s
+    /usr/bin/env python3 $OLDPWD/$X/cta_timeline_summary.py cta-timeline-*.csv > summary.txt 2>&1
+    grep -E 'first K|slot-time|duration' summary.txt >> $s)
 }
 topk_san() {
   local d=$1 tool t='CudaTopk/TopkRadix.IdsMatchTheOracleSelection' c='Local0/CudaCpLocal0.PackedEqualsRowsAndOracle'

@@ -3,7 +3,8 @@
 # SM-bound regime of the H200's cold step, on any card; data/s38-hot-k-h100: hot 80-82 us a step on an H100, cold
 # 110-113), beside the same kernel cold. bench/gpu/ncu-source.sh (PC sampling per SASS instruction, warp states,
 # speed of light) on the first packed e4m3fn launch (D 128), clocks not locked and caches not flushed (ncu's default
-# flush would make hot K cold), with the pipes' utilization (ComputeWorkloadAnalysis, InstructionStats, the raw page). WITH_BF16=1: a bf16 hot profile last. Needs ncu on the card.
+# flush would make hot K cold), with the pipes' utilization (ComputeWorkloadAnalysis, InstructionStats, the raw
+# page). WITH_BF16=1: a bf16 hot profile last. Needs ncu on the card.
 #   bash docs/experiments/ncu-hot.sh   (device tool, carry .deps; $OUT/summary.log, $OUT/{hot,cold}-fp8/...)
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"
@@ -14,8 +15,7 @@ ncu_run() {  # ncu_run NAME KC ARGS
     NCU_FLAGS='--clock-control none --cache-control none --section ComputeWorkloadAnalysis --section InstructionStats' \
     bash bench/gpu/ncu-source.sh $OUT/$1 > $OUT/$1.log 2>&1
   echo "== $1 ($3) rc=$? ($(( $(date +%s) - t0 )) s)" >> $s
-  # every raw metric of the launch (the pipes' utilization: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active)
-  "$(command -v ncu || echo /usr/local/cuda/bin/ncu)" -i $OUT/$1/ncu-source.ncu-rep --page raw --csv > $OUT/$1/ncu-raw.csv 2>/dev/null
+  # the pipes' utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active) from ncu-source.sh's raw page
   /usr/bin/env python3 - $OUT/$1/ncu-raw.csv >> $s 2>&1 <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
@@ -32,4 +32,3 @@ PY
 ncu_run hot-fp8 1 '--hot-k --reps 2'
 ncu_run cold-fp8 1 '--quick --reps 2'
 [[ ${WITH_BF16:-0} == 1 ]] && ncu_run hot-bf16 0 '--hot-k --reps 2'
-rm -f $OUT/*/ncu-source.ncu-rep.bak

@@ -32,20 +32,13 @@ if [[ ${QUICK:-0} == 1 ]]; then  # session 35's last budget: A, W, TW only
     "TW;-DIXO_CTA_TIMELINE $RP;cta-timeline.patch;bench_gpu_index_step"
   gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
   for r in 1 2; do for v in A W; do step $v$r /tmp/$v; done; done; pack
-  mkdir -p $R/tl-TW && (cd $R/tl-TW && /tmp/TW/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
-    /usr/bin/env python3 $OLDPWD/$X/cta_rank_summary.py cta-timeline-*.csv > ranks.txt 2>&1; cat ranks.txt >> $s); pack
+  cta_timeline TW TW; pack
   for v in A W; do gstep ${v}1 /tmp/$v; done; pack; exit 0
 fi
 variants "${specs[@]}"
 gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
 for r in 1 2; do for v in $V; do step $v$r /tmp/$v; done; done; pack
-for v in T TW; do
-  mkdir -p $R/tl-$v && (cd $R/tl-$v && /tmp/$v/bench/gpu/bench_gpu_index_step --quick --reps 5 > bench.log 2>&1
-    echo "timeline $v rc=$? ($(el))" >> $s
-    /usr/bin/env python3 $OLDPWD/$X/cta_rank_summary.py cta-timeline-*.csv > ranks.txt 2>&1; cat ranks.txt >> $s
-    /usr/bin/env python3 $OLDPWD/$X/cta_timeline_summary.py cta-timeline-*.csv > summary.txt 2>&1
-    grep -E '^==|first K|duration' summary.txt >> $s)
-done; pack
+for v in T TW; do cta_timeline $v $v; done; pack
 for r in 1 2; do for v in $V; do gstep $v$r /tmp/$v; done; done; pack
 gt_failed plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'
 gt test_gpu_graph-W /tmp/W/tests/gpu/test_gpu_graph '*'
