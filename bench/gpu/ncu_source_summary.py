@@ -6,7 +6,9 @@
 
 Prints the total of the warp-stall samples, the instructions that hold most of them (address,
 SASS, share, and the per-reason columns when the export has them: names starting `stall_`),
-and the samples summed per opcode. Example:
+the samples summed per opcode, and, when the page has the `Instructions Executed` column (warp-level
+executions of each instruction), the executions summed per opcode: which instructions a trim would remove.
+Example:
 
     >>> rows = load_source_csv("sass.csv")
     >>> s = summarize(rows, top=3)
@@ -14,11 +16,15 @@ and the samples summed per opcode. Example:
     (10000, 'DEPBAR.LE SB0, 0x2', 0.41)
     >>> s["by_opcode"][0]
     ('DEPBAR.LE', 4100)
+    >>> e = executed_by_opcode(rows)
+    >>> e["total"], e["by_opcode"][0]
+    (5200, ('IADD3', 2128))
 """
 import argparse
 import csv
 
 SAMPLE_COLUMNS = ("Warp Stall Sampling (All Samples)", "Warp Stall Sampling (All Cycles)", "# Samples")
+EXECUTED_COLUMNS = ("Instructions Executed", "Warp Instructions Executed")
 
 
 def _num(text):
@@ -41,6 +47,27 @@ def load_source_csv(path):
     raise ValueError(f"{path}: no header row with a 'Source' column (not an ncu --page source --csv export)")
 
 
+def opcode(source):
+    """The opcode of one SASS line: its first word, a predicate (`@P0`, `@!PT`) dropped."""
+    words = source.split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0] if words else "?"
+
+
+def executed_by_opcode(rows):
+    """Warp-level executions summed per opcode (largest first) and their total, from the page's
+    `Instructions Executed` column; None when the export has no such column."""
+    col = next((c for c in EXECUTED_COLUMNS if rows and c in rows[0]), None)
+    if col is None:
+        return None
+    by_op = {}
+    for r in rows:
+        op = opcode(r["Source"])
+        by_op[op] = by_op.get(op, 0) + int(_num(r[col]))
+    return {"column": col, "total": sum(by_op.values()), "by_opcode": sorted(by_op.items(), key=lambda kv: -kv[1])}
+
+
 def summarize(rows, top=25):
     """total samples, the `top` instructions by samples (with their share and stall columns),
     and the samples per opcode (first word of the SASS, predicate dropped), largest first."""
@@ -60,10 +87,7 @@ def summarize(rows, top=25):
                         "reasons": {c: int(_num(r[c])) for c in reasons if _num(r[c])}})
     by_op = {}
     for r in rows:
-        words = r["Source"].split()
-        if words and words[0].startswith("@"):
-            words = words[1:]
-        op = words[0] if words else "?"
+        op = opcode(r["Source"])
         by_op[op] = by_op.get(op, 0) + int(_num(r[col]))
     return {"column": col, "total": int(total), "top": out_top,
             "by_opcode": sorted(by_op.items(), key=lambda kv: -kv[1])}
@@ -74,7 +98,8 @@ def main():
     ap.add_argument("csv")
     ap.add_argument("--top", type=int, default=25)
     a = ap.parse_args()
-    s = summarize(load_source_csv(a.csv), a.top)
+    rows = load_source_csv(a.csv)
+    s = summarize(rows, a.top)
     print(f"{s['column']}: {s['total']} samples")
     print("| address | SASS | samples | share | reasons |\n|---|---|---|---|---|")
     for t in s["top"]:
@@ -83,6 +108,13 @@ def main():
     print("\n| opcode | samples | share |\n|---|---|---|")
     for op, n in s["by_opcode"][:15]:
         print(f"| {op} | {n} | {100 * n / max(s['total'], 1):.1f} % |")
+    e = executed_by_opcode(rows)
+    if e is None:
+        print("\n(no executed-instruction column on this page)")
+        return
+    print(f"\n{e['column']}: {e['total']} warp instructions\n| opcode | executed | share |\n|---|---|---|")
+    for op, n in e["by_opcode"][:a.top]:
+        print(f"| {op} | {n} | {100 * n / max(e['total'], 1):.1f} % |")
 
 
 if __name__ == "__main__":
