@@ -7,15 +7,27 @@
 #      row's last blocks have no owner): CudaM3.PackedRoundsAcrossPrograms and LongPrefixes must fail;
 #   W_PATCH=NAME.patch: W (the tree with that patch) against A, step bench x2 each, and W's test_gpu;
 #   last, ci/gpu-check.sh's sanitizer stage on A.
+# Session 39: W_FLAGS=... builds W with those flags (with or without W_PATCH), runs W's test_gpu, CUDA conformance and
+# graph tests, and the A / W rounds cold and hot (--hot-k: the SM-bound regime) x2 each; W_PLANT=NAME.patch builds WP
+# (W's flags plus that planted bug) and names every test it fails. Row 59: W_FLAGS=-DIXO_DEFER_LOGIT_MULT=1
+# W_PLANT=plant-defer-mult-sign.patch.
 #   bash docs/experiments/gate-any-card.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-8}; source docs/experiments/lease-lib.sh
-W=(); [[ -n ${W_PATCH:-} ]] && W=("W;;$W_PATCH;bench_gpu_index_step test_gpu")
+W=(); [[ -n ${W_PATCH:-}${W_FLAGS:-} ]] &&
+  W=("W;${W_FLAGS:-};${W_PATCH:-none};bench_gpu_index_step test_gpu test_gpu_graph test_conformance_cuda")
+[[ -n ${W_PLANT:-} ]] && W+=("WP;${W_FLAGS:-};${W_PATCH:+$W_PATCH,}$W_PLANT;test_gpu test_conformance_cuda")
 variants "A;;none;$ATESTS bench_gpu_index_step" "G;-DIXO_FP8_ROUND_PLAN=1;plant-round-total.patch;test_gpu" "${W[@]}"
 a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
 gt_failed plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; pack
-if [[ -n ${W_PATCH:-} ]]; then
-  for r in 1 2; do for v in A W; do step $v$r /tmp/$v; done; done; pack
+if [[ -n ${W_PATCH:-}${W_FLAGS:-} ]]; then
   gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'; pack
+  for r in 1 2; do for v in A W; do step c$v$r /tmp/$v; STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
+  gt conformance-W /tmp/W/tests/conformance/test_conformance_cuda '*'
+  gt graph-W /tmp/W/tests/gpu/test_gpu_graph '*'; pack
+  if [[ -n ${W_PLANT:-} ]]; then
+    gt_failed plant-WP /tmp/WP/tests/gpu/test_gpu '*'
+    gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
+  fi
 fi
 a_san /tmp/A 90; pack

@@ -223,7 +223,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // the f16 loop carries none of the other widenings' code (IXO_FP8_F16_LOOP=0: one loop that
   // branches a sub-tile, session 15's form; the per-path loops measured per-row e4m3fn -4 / -5 %,
   // packed level, docs/performance.md "Session 16").
-  auto main_loop = [&](auto f16_tag) __attribute__((always_inline)) {
+  // raw_tag (row 59, kDeferLogitMult): the block max of the raw MMA sums, times p.mult once a block row.
+  auto main_loop = [&](auto f16_tag, auto raw_tag) __attribute__((always_inline)) {
+    constexpr bool kRaw = decltype(raw_tag)::value;
     const bool f16_path = decltype(f16_tag)::value || (!IXO_FP8_F16_LOOP && q_f16);
     for (; cur.it < total; cur.next(nsub)) {
       ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane,
@@ -236,7 +238,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       int off0, q;
       const std::int64_t t0 = tile_start(cur, &off0, &q);
       float v0[8], v1[8];
-      subtile_logits<D, KC>(kfrag, qa,
+      subtile_logits<D, KC, kRaw>(kfrag, qa,
                             SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
                                         m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant, f16_path},
                             tig, v0, v1);
@@ -246,6 +248,10 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
         merge_row_lanes(st0, st1, tig, lse, p.mutant);
         if (tig == 0) {
+          if constexpr (kRaw) {  // max mode: the block (or piece) max times the multiplier
+            st0.m *= p.mult;
+            st1.m *= p.mult;
+          }
           if (q >= 0) {
             part[q / nsub][q % nsub][grp] = st0.m;
             part[q / nsub][q % nsub][grp + 8] = st1.m;
@@ -260,7 +266,16 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       }
     }
   };
-  run_per_widening_path<KC>(q_f16, main_loop);
+  const bool raw = logit_mult_deferrable(p.mult, lse, p.mutant);  // CTA-uniform
+  run_per_widening_path<KC>(q_f16, [&](auto f16_tag) __attribute__((always_inline)) {
+    if constexpr (decltype(f16_tag)::value && kDeferLogitMult) {
+      if (raw) {
+        main_loop(f16_tag, std::true_type{});
+        return;
+      }
+    }
+    main_loop(f16_tag, std::false_type{});
+  });
   cp_async_wait<0>();
   if (split) {
     __syncthreads();

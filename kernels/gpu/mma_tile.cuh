@@ -185,6 +185,20 @@ __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][
   return false;
 }
 
+// Experiment row 59 (session 39; 0, the default, compiles it out): the native kernel's f16 loop of a max-score
+// tile takes the block max of the raw MMA sums and multiplies it by the logit multiplier once a block row, instead
+// of multiplying each of a lane's 16 logits a sub-tile (16 FMUL of the sub-tile's ~490 warp instructions). Same
+// bits where the multiplier m is positive and finite: x -> x * m (round to nearest) is non-decreasing, also over
+// -0 < +0 (the sign is kept), and keeps NaN, so max_i(a_i * m) == max_i(a_i) * m; masked logits are -inf
+// either way. The tile takes it only then (no lse, no mutant); otherwise the loop as before.
+#ifndef IXO_DEFER_LOGIT_MULT
+#define IXO_DEFER_LOGIT_MULT 0
+#endif
+constexpr bool kDeferLogitMult = IXO_DEFER_LOGIT_MULT != 0;
+__device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
+  return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
+}
+
 // Runs the score kernels' main loop once a widening path (IXO_FP8_F16_LOOP): loop(true_type)
 // for a tile on the f16 path (q_f16, warp-uniform), loop(false_type) otherwise.
 template <int KC, class Loop>
@@ -318,9 +332,10 @@ struct SubtileMask {
 
 // Logits of one 32-token sub-tile for tile rows grp (v0) and grp + 8 (v1): element
 // j * 2 + e is token j * 8 + tig * 2 + e; lanes past the block are -inf, tokens past a
-// row's length are masked (common::masked_logit).
+// row's length are masked (common::masked_logit). kRaw: the MMA sums, not yet times mk.mult
+// (the caller multiplies the block max; see kDeferLogitMult).
 enum class Widen { kGeneric, kInt, kF16 };  // bf16 K / cvt or table; integer widening; f16 path
-template <int D, int KC, Widen kMode>
+template <int D, int KC, Widen kMode, bool kRaw = false>
 __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                                     const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk,
                                                     int tig, float (&v0)[8], float (&v1)[8]) {
@@ -356,8 +371,8 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
     }
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      v0[j * 2 + e] = acc[e] * mk.mult;
-      v1[j * 2 + e] = acc[2 + e] * mk.mult;
+      v0[j * 2 + e] = kRaw ? acc[e] : acc[e] * mk.mult;
+      v1[j * 2 + e] = kRaw ? acc[2 + e] : acc[2 + e] * mk.mult;
     }
   }
   // Interior sub-tiles (every token inside the block and below both rows' lengths, for the
@@ -378,11 +393,16 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
 // The same, choosing the widening: e4m3fn / e5m2 with the hardware path take the branch-free
 // integer widening for sub-tiles without NaN / Inf codes (checked once per sub-tile,
 // warp-uniform), the cvt path (or the table) otherwise.
-template <int D, int KC>
+template <int D, int KC, bool kRaw = false>
 __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                                const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
                                                float (&v0)[8], float (&v1)[8]) {
   constexpr bool kIntWiden = kHwFp8CvtFor<KC>;
+  if constexpr (kRaw) {  // only the f16 loop (IXO_FP8_F16_LOOP, q_f16) takes raw logits
+    static_assert(kF16PathFor<KC>, "raw logits are the f16 path's only");
+    subtile_logits_with<D, KC, Widen::kF16, true>(kf, qa, mk, tig, v0, v1);
+    return;
+  }
   if constexpr (kF16PathFor<KC>) {
     if (mk.q_f16) {  // warp-uniform (tile_takes_f16_path)
       subtile_logits_with<D, KC, Widen::kF16>(kf, qa, mk, tig, v0, v1);

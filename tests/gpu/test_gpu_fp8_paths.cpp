@@ -79,5 +79,32 @@ TEST(CudaFp8Paths, EveryBackendOnTheMixedCase) {
   }
 }
 
+// A negative logit multiplier (k_scale < 0) on the f16 path, per row and packed, max and lse: the scores' order
+// flips, so a kernel that took the block max before multiplying (experiment row 59, IXO_DEFER_LOGIT_MULT, which may
+// do so only for a positive multiplier) without that check ranks the wrong blocks. Every row is f16-exact, so
+// every tile takes the f16 path.
+TEST(CudaFp8Paths, NegativeMultiplierOnTheF16Path) {
+  IXO_REQUIRE_CUDA();
+  for (KDtype t : {KDtype::e4m3fn, KDtype::e5m2})
+    for (ScoreType st : {ScoreType::max, ScoreType::lse})
+      for (double k_scale : {-0.8, 0.8}) {
+        GenSpec s;
+        s.requests = 3;
+        s.draft_rows = 4;
+        s.prefixes = {40 * 128 - 2, 9000, 3 * 128 + 5};
+        s.cfg.k_dtype = t;
+        s.cfg.score_type = st;
+        s.cfg.k_scale = k_scale;
+        s.cfg.packed_queries = 4;
+        const Case c = generate(s, 131 + static_cast<int>(t) * 4 + static_cast<int>(st) * 2 + (k_scale < 0));
+        for (std::int64_t r = 0; r < c.R; ++r) ASSERT_TRUE(row_is_f16_exact(c, r)) << "row " << r;
+        const std::string what = std::string(to_string(t)).append(" ").append(to_string(st)).append(
+            k_scale < 0 ? " k_scale -0.8" : " k_scale 0.8");
+        const Expected e = oracle(c);
+        EXPECT_TRUE(matches_oracle(c, e, make_cuda_rows_backend()->run(c), false, "cuda-rows " + what));
+        EXPECT_TRUE(matches_oracle(c, e, make_cuda_packed_backend()->run(c), false, "cuda-packed " + what));
+      }
+}
+
 }  // namespace
 }  // namespace ixo::test
