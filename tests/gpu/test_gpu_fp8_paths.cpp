@@ -98,8 +98,10 @@ TEST(CudaFp8Paths, NegativeMultiplierOnTheF16Path) {
         s.cfg.packed_queries = 4;
         const Case c = generate(s, 131 + static_cast<int>(t) * 4 + static_cast<int>(st) * 2 + (k_scale < 0));
         for (std::int64_t r = 0; r < c.R; ++r) ASSERT_TRUE(row_is_f16_exact(c, r)) << "row " << r;
-        const std::string what = std::string(to_string(t)).append(" ").append(to_string(st)).append(
-            k_scale < 0 ? " k_scale -0.8" : " k_scale 0.8");
+        const std::string what = std::string(to_string(t))
+                                     .append(" ")
+                                     .append(to_string(st))
+                                     .append(k_scale < 0 ? " k_scale -0.8" : " k_scale 0.8");
         const Expected e = oracle(c);
         EXPECT_TRUE(matches_oracle(c, e, make_cuda_rows_backend()->run(c), false, "cuda-rows " + what));
         EXPECT_TRUE(matches_oracle(c, e, make_cuda_packed_backend()->run(c), false, "cuda-packed " + what));
