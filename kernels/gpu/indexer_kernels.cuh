@@ -239,9 +239,9 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       const std::int64_t t0 = tile_start(cur, &off0, &q);
       float v0[8], v1[8];
       subtile_logits<D, KC, kRaw>(kfrag, qa,
-                            SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
-                                        m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant, f16_path},
-                            tig, v0, v1);
+                                  SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
+                                              m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant, f16_path},
+                                  tig, v0, v1);
       state_add(st0, v0, lse, p.mutant);
       state_add(st1, v1, lse, p.mutant);
 
@@ -267,15 +267,16 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     }
   };
   const bool raw = logit_mult_deferrable(p.mult, lse, p.mutant);  // CTA-uniform
-  run_per_widening_path<KC>(q_f16, [&](auto f16_tag) __attribute__((always_inline)) {
-    if constexpr (decltype(f16_tag)::value && kDeferLogitMult) {
-      if (raw) {
-        main_loop(f16_tag, std::true_type{});
-        return;
-      }
-    }
-    main_loop(f16_tag, std::false_type{});
-  });
+  run_per_widening_path<KC>(
+      q_f16, [&](auto f16_tag) __attribute__((always_inline)) {
+        if constexpr (decltype(f16_tag)::value && kDeferLogitMult) {
+          if (raw) {
+            main_loop(f16_tag, std::true_type{});
+            return;
+          }
+        }
+        main_loop(f16_tag, std::false_type{});
+      });
   cp_async_wait<0>();
   if (split) {
     __syncthreads();
