@@ -223,9 +223,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // the f16 loop carries none of the other widenings' code (IXO_FP8_F16_LOOP=0: one loop that
   // branches a sub-tile, session 15's form; the per-path loops measured per-row e4m3fn -4 / -5 %,
   // packed level, docs/performance.md "Session 16").
-  // raw_tag (row 59, kDeferLogitMult): the block max of the raw MMA sums, times p.mult once a block row.
+  // raw_tag (row 59, kDeferLogitMult): the block max of the raw MMA sums, times p.mult once a block row; the raw
+  // loop runs only with no lse and no mutant (logit_mult_deferrable), so it compiles both out.
   auto main_loop = [&](auto f16_tag, auto raw_tag) __attribute__((always_inline)) {
     constexpr bool kRaw = decltype(raw_tag)::value;
+    const bool lse_here = !kRaw && lse;
+    const int mutant = kRaw ? 0 : p.mutant;
     const bool f16_path = decltype(f16_tag)::value || (!IXO_FP8_F16_LOOP && q_f16);
     for (; cur.it < total; cur.next(nsub)) {
       ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane,
@@ -240,13 +243,13 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       float v0[8], v1[8];
       subtile_logits<D, KC, kRaw>(kfrag, qa,
                                   SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
-                                              m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, p.mutant, f16_path},
+                                              m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, mutant, f16_path},
                                   tig, v0, v1);
-      state_add(st0, v0, lse, p.mutant);
-      state_add(st1, v1, lse, p.mutant);
+      state_add(st0, v0, lse_here, mutant);
+      state_add(st1, v1, lse_here, mutant);
 
       if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
-        merge_row_lanes(st0, st1, tig, lse, p.mutant);
+        merge_row_lanes(st0, st1, tig, lse_here, mutant);
         if (tig == 0) {
           if constexpr (kRaw) {  // max mode: the block (or piece) max times the multiplier
             st0.m *= p.mult;
@@ -257,8 +260,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
             part[q / nsub][q % nsub][grp + 8] = st1.m;
           } else {
             const std::int64_t b = whole_block(cur);  // q < 0
-            write_block(m0, b, state_score(st0, lse, p.mutant), p);
-            write_block(m1, b, state_score(st1, lse, p.mutant), p);
+            write_block(m0, b, state_score(st0, lse_here, mutant), p);
+            write_block(m1, b, state_score(st1, lse_here, mutant), p);
           }
         }
         state_reset(st0);
