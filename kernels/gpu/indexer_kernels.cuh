@@ -224,11 +224,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // branches a sub-tile, session 15's form; the per-path loops measured per-row e4m3fn -4 / -5 %,
   // packed level, docs/performance.md "Session 16").
   // raw_tag (row 59, kDeferLogitMult): the block max of the raw MMA sums, times p.mult once a block row; the raw
-  // loop runs only with no lse and no mutant (logit_mult_deferrable), so it compiles both out.
+  // loop runs only with no lse and no mutant (logit_mult_deferrable), so it compiles both out. (Macros, not locals:
+  // with locals the default build's SASS changed; with these its .text is byte-identical to the loop before row 59.)
   auto main_loop = [&](auto f16_tag, auto raw_tag) __attribute__((always_inline)) {
     constexpr bool kRaw = decltype(raw_tag)::value;
-    const bool lse_here = !kRaw && lse;
-    const int mutant = kRaw ? 0 : p.mutant;
+#define IXO_LOOP_LSE (!kRaw && lse)
+#define IXO_LOOP_MUTANT (kRaw ? 0 : p.mutant)
     const bool f16_path = decltype(f16_tag)::value || (!IXO_FP8_F16_LOOP && q_f16);
     for (; cur.it < total; cur.next(nsub)) {
       ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane,
@@ -241,15 +242,16 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       int off0, q;
       const std::int64_t t0 = tile_start(cur, &off0, &q);
       float v0[8], v1[8];
-      subtile_logits<D, KC, kRaw>(kfrag, qa,
-                                  SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
-                                              m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, mutant, f16_path},
-                                  tig, v0, v1);
-      state_add(st0, v0, lse_here, mutant);
-      state_add(st1, v1, lse_here, mutant);
+      subtile_logits<D, KC, kRaw>(
+          kfrag, qa,
+          SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
+                      m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, IXO_LOOP_MUTANT, f16_path},
+          tig, v0, v1);
+      state_add(st0, v0, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
+      state_add(st1, v1, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
 
       if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
-        merge_row_lanes(st0, st1, tig, lse_here, mutant);
+        merge_row_lanes(st0, st1, tig, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
         if (tig == 0) {
           if constexpr (kRaw) {  // max mode: the block (or piece) max times the multiplier
             st0.m *= p.mult;
@@ -260,8 +262,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
             part[q / nsub][q % nsub][grp + 8] = st1.m;
           } else {
             const std::int64_t b = whole_block(cur);  // q < 0
-            write_block(m0, b, state_score(st0, lse_here, mutant), p);
-            write_block(m1, b, state_score(st1, lse_here, mutant), p);
+            write_block(m0, b, state_score(st0, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
+            write_block(m1, b, state_score(st1, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
           }
         }
         state_reset(st0);
@@ -269,6 +271,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
       }
     }
   };
+#undef IXO_LOOP_LSE
+#undef IXO_LOOP_MUTANT
   const bool raw = logit_mult_deferrable(p.mult, lse, p.mutant);  // CTA-uniform
   run_per_widening_path<KC>(
       q_f16, [&](auto f16_tag) __attribute__((always_inline)) {
