@@ -189,8 +189,10 @@ __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][
 // tile takes the block max of the raw MMA sums and multiplies it by the logit multiplier once a block row, instead
 // of multiplying each of a lane's 16 logits a sub-tile (16 FMUL of the sub-tile's ~490 warp instructions). Same
 // bits where the multiplier m is positive and finite: x -> x * m (round to nearest) is non-decreasing, also over
-// -0 < +0 (the sign is kept), and keeps NaN, so max_i(a_i * m) == max_i(a_i) * m; masked logits are -inf
-// either way. The tile takes it only then (no lse, no mutant); otherwise the loop as before.
+// -0 < +0 (the sign is kept), and keeps NaN, so max_i(a_i * m) == max_i(a_i) * m under a max that orders -0 < +0;
+// masked logits are -inf either way. (Where two logits underflow to -0 and +0, a max that does not order zeros may
+// keep either: the sign of a zero block max is the one difference the comparisons already allow between max.NaN and
+// the oracle's max, common::BlockState.) The tile takes it only then (no lse, no mutant); else the loop as before.
 #ifndef IXO_DEFER_LOGIT_MULT
 #define IXO_DEFER_LOGIT_MULT 0
 #endif
