@@ -185,7 +185,7 @@ __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][
   return false;
 }
 
-// Experiment row 59 (session 39; 0, the default, compiles it out): the native kernel's f16 loop of a max-score
+// Experiment row 59 (session 39, adopted: default 1; 0 compiles it out): the native kernel's f16 loop of a max-score
 // tile takes the block max of the raw MMA sums and multiplies it by the logit multiplier once a block row, instead
 // of multiplying each of a lane's 16 logits a sub-tile (16 FMUL of the sub-tile's ~490 warp instructions). Same
 // bits where the multiplier m is positive and finite: x -> x * m (round to nearest) is non-decreasing, also over
@@ -193,8 +193,10 @@ __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][
 // masked logits are -inf either way. (Where two logits underflow to -0 and +0, a max that does not order zeros may
 // keep either: the sign of a zero block max is the one difference the comparisons already allow between max.NaN and
 // the oracle's max, common::BlockState.) The tile takes it only then (no lse, no mutant); else the loop as before.
+// H100, one machine (docs/experiments/data/s39-gate-defer-h100): per-row e4m3fn 16 x 131072 -9 %, 32 x 524288 -8 %,
+// hot packed e4m3fn step -5 %, cold packed level, latency suite per-row -2.5 % geomean; bf16 not built with it.
 #ifndef IXO_DEFER_LOGIT_MULT
-#define IXO_DEFER_LOGIT_MULT 0
+#define IXO_DEFER_LOGIT_MULT 1
 #endif
 constexpr bool kDeferLogitMult = IXO_DEFER_LOGIT_MULT != 0;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
