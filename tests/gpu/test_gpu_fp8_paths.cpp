@@ -28,18 +28,23 @@ bool row_is_f16_exact(const Case& c, std::int64_t r) {
   return true;
 }
 
-// 3 requests x 4 draft rows (packed_queries 4); request 0's row 1 gets one q element of 2^-30,
-// request 1's row 2 one of 2^17 at another dim; request 2 stays f16-exact (both launches f16).
-Case mixed_path_case(KDtype t, ScoreType st, std::uint64_t seed) {
+// 3 requests x 4 draft rows (packed_queries 4), prefixes of 40 blocks less 2 tokens, 9000 tokens and 3 blocks and 5.
+GenSpec three_request_spec(KDtype t, ScoreType st, double k_scale) {
   GenSpec s;
   s.requests = 3;
   s.draft_rows = 4;
   s.prefixes = {40 * 128 - 2, 9000, 3 * 128 + 5};
   s.cfg.k_dtype = t;
   s.cfg.score_type = st;
-  s.cfg.k_scale = 0.8;
+  s.cfg.k_scale = k_scale;
   s.cfg.packed_queries = 4;
-  Case c = generate(s, seed);
+  return s;
+}
+
+// three_request_spec; request 0's row 1 gets one q element of 2^-30, request 1's row 2 one of 2^17 at another dim;
+// request 2 stays f16-exact (both launches f16).
+Case mixed_path_case(KDtype t, ScoreType st, std::uint64_t seed) {
+  Case c = generate(three_request_spec(t, st, 0.8), seed);
   EXPECT_EQ(c.cfg.q_dtype, KDtype::bf16);
   const std::int64_t D = c.D;
   c.q[(1 * c.Hq) * D + 7] = kBf16TwoToMinus30;            // request 0, row 1, dim 7
@@ -80,23 +85,16 @@ TEST(CudaFp8Paths, EveryBackendOnTheMixedCase) {
 }
 
 // A negative logit multiplier (k_scale < 0) on the f16 path, per row and packed, max and lse: the scores' order
-// flips, so a kernel that took the block max before multiplying (experiment row 59, IXO_DEFER_LOGIT_MULT, which may
-// do so only for a positive multiplier) without that check ranks the wrong blocks. Every row is f16-exact, so
-// every tile takes the f16 path.
+// flips, so a kernel that took the block max before multiplying (experiment row 59, IXO_DEFER_LOGIT_MULT, which does
+// so only for a positive multiplier) without that check ranks the wrong blocks (plant-defer-mult-sign.patch fails
+// it). Every row is f16-exact, so every tile takes the f16 path.
 TEST(CudaFp8Paths, NegativeMultiplierOnTheF16Path) {
   IXO_REQUIRE_CUDA();
   for (KDtype t : {KDtype::e4m3fn, KDtype::e5m2})
     for (ScoreType st : {ScoreType::max, ScoreType::lse})
       for (double k_scale : {-0.8, 0.8}) {
-        GenSpec s;
-        s.requests = 3;
-        s.draft_rows = 4;
-        s.prefixes = {40 * 128 - 2, 9000, 3 * 128 + 5};
-        s.cfg.k_dtype = t;
-        s.cfg.score_type = st;
-        s.cfg.k_scale = k_scale;
-        s.cfg.packed_queries = 4;
-        const Case c = generate(s, 131 + static_cast<int>(t) * 4 + static_cast<int>(st) * 2 + (k_scale < 0));
+        const Case c = generate(three_request_spec(t, st, k_scale),
+                                131 + static_cast<int>(t) * 4 + static_cast<int>(st) * 2 + (k_scale < 0));
         for (std::int64_t r = 0; r < c.R; ++r) ASSERT_TRUE(row_is_f16_exact(c, r)) << "row " << r;
         const std::string what = std::string(to_string(t))
                                      .append(" ")
