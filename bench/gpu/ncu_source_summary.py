@@ -55,17 +55,23 @@ def opcode(source):
     return words[0] if words else "?"
 
 
+def sum_by_opcode(rows, col):
+    """Column `col` summed per opcode, as (opcode, sum) pairs, largest first."""
+    by_op = {}
+    for r in rows:
+        op = opcode(r["Source"])
+        by_op[op] = by_op.get(op, 0) + int(_num(r[col]))
+    return sorted(by_op.items(), key=lambda kv: -kv[1])
+
+
 def executed_by_opcode(rows):
     """Warp-level executions summed per opcode (largest first) and their total, from the page's
     `Instructions Executed` column; None when the export has no such column."""
     col = next((c for c in EXECUTED_COLUMNS if rows and c in rows[0]), None)
     if col is None:
         return None
-    by_op = {}
-    for r in rows:
-        op = opcode(r["Source"])
-        by_op[op] = by_op.get(op, 0) + int(_num(r[col]))
-    return {"column": col, "total": sum(by_op.values()), "by_opcode": sorted(by_op.items(), key=lambda kv: -kv[1])}
+    by_op = sum_by_opcode(rows, col)
+    return {"column": col, "total": sum(n for _, n in by_op), "by_opcode": by_op}
 
 
 def summarize(rows, top=25):
@@ -85,12 +91,7 @@ def summarize(rows, top=25):
         out_top.append({"address": r.get("Address", r.get("#", "")), "source": r["Source"].strip(), "samples": int(n),
                         "share": n / total if total else 0.0,
                         "reasons": {c: int(_num(r[c])) for c in reasons if _num(r[c])}})
-    by_op = {}
-    for r in rows:
-        op = opcode(r["Source"])
-        by_op[op] = by_op.get(op, 0) + int(_num(r[col]))
-    return {"column": col, "total": int(total), "top": out_top,
-            "by_opcode": sorted(by_op.items(), key=lambda kv: -kv[1])}
+    return {"column": col, "total": int(total), "top": out_top, "by_opcode": sum_by_opcode(rows, col)}
 
 
 def main():

@@ -6,7 +6,7 @@
 #   G: plant-round-total.patch on -DIXO_FP8_ROUND_PLAN=1 (a program's weight total one weight too large, so each
 #      row's last blocks have no owner): CudaM3.PackedRoundsAcrossPrograms and LongPrefixes must fail;
 #   W_PATCH=NAME.patch: W (the tree with that patch) against A, step bench x2 each, and W's test_gpu;
-#   last, ci/gpu-check.sh's sanitizer stage on A.
+#   last, ci/gpu-check.sh's sanitizer stage on A (within 170 s).
 # Session 39: W_FLAGS=... builds W with those flags (with or without W_PATCH), runs W's test_gpu, CUDA conformance and
 # graph tests, and the A / W rounds cold and hot (--hot-k: the SM-bound regime) x2 each; W_PLANT=NAME.patch builds WP
 # (W's flags plus that planted bug) and names every test it fails. Row 59: W_FLAGS=-DIXO_DEFER_LOGIT_MULT=1
@@ -30,4 +30,4 @@ if [[ -n ${W_PATCH:-}${W_FLAGS:-} ]]; then
     gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
   fi
 fi
-a_san /tmp/A 90; pack
+a_san /tmp/A 170; pack  # session 39: 90 s cut initcheck / synccheck off on an H100; the whole stage took 95-113 s

@@ -7,7 +7,8 @@
 # page). WITH_BF16=1: a bf16 hot profile last; COLD=0 skips the cold one. Needs ncu on the card.
 # Session 39: the profiles stay in /tmp/ncu (the device returns 8 files at most: session 38 lost its hot source page);
 # each run returns NAME-source-summary.md (stalls, then warp executions per opcode: what a trim would remove),
-# NAME-source.csv.gz (the SASS page, per instruction) and NAME-raw.csv.gz.
+# NAME-source.csv.gz (the SASS page, per instruction) and NAME-raw.csv.gz: two runs fit the limit, so with
+# WITH_BF16=1 pass COLD=0.
 #   bash docs/experiments/ncu-hot.sh   (device tool, carry .deps; $OUT/summary.log, $OUT/{hot,cold}-fp8-*)
 cd "$(dirname "$0")/../.."
 : "${OUT:?}"; rm -rf /tmp/ncu; mkdir -p /tmp/ncu
