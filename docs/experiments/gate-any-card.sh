@@ -12,8 +12,34 @@
 # (W's flags plus that planted bug) and names every test it fails. Row 59: W_FLAGS=-DIXO_DEFER_LOGIT_MULT=1
 # W_PLANT=plant-defer-mult-sign.patch.
 #   bash docs/experiments/gate-any-card.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
+# Session 40: W_ONLY=1 (with W_FLAGS, for a change whose default build is byte-identical to a tree already gated on
+# this card kind) skips A's tests and plant G: the A / W rounds cold and hot x2, W's whole GPU gate (every ATESTS
+# binary and the two top-k mutants), WP, the latency suite A W A W, then the sanitizer stage on W. Row 60:
+# W_ONLY=1 W_FLAGS=-DIXO_NARROW_LOOP=1 W_PLANT=plant-narrow-alias.patch.
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-8}; source docs/experiments/lease-lib.sh
+if [[ ${W_ONLY:-0} == 1 ]]; then
+  WP=(); [[ -n ${W_PLANT:-} ]] && WP=("WP;${W_FLAGS:-};$W_PLANT;test_gpu test_conformance_cuda")
+  variants "A;;none;bench_gpu_index_step bench_gpu_latency" \
+    "W;${W_FLAGS:-};${W_PATCH:-none};$ATESTS bench_gpu_index_step bench_gpu_latency" "${WP[@]}"
+  for r in 1 2; do for v in A W; do step c$v$r /tmp/$v; STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
+  gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
+  for k in topk_early_stop_partial_bin tie_rule_reversed; do
+    killed $k /tmp/W/tests/gpu/test_gpu 'CudaTopk/TopkRadix.*'
+  done
+  gt conformance-W /tmp/W/tests/conformance/test_conformance_cuda '*'
+  gt graph-W /tmp/W/tests/gpu/test_gpu_graph '*'
+  gt test_cp_gpu-W /tmp/W/tests/cp/test_cp_gpu '*'
+  gt test_cp_gpu_local0-W /tmp/W/tests/cp/test_cp_gpu_local0 '*'; pack
+  if [[ -n ${W_PLANT:-} ]]; then
+    gt_failed plant-WP /tmp/WP/tests/gpu/test_gpu '*'
+    gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
+  fi
+  for v in A W A W; do lat $v /tmp/$v; done
+  echo "== latency A vs W" >> $s
+  /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-W1.md,$R/lat-W2.md >> $s 2>&1; pack
+  a_san /tmp/W 170; exit 0
+fi
 W=(); [[ -n ${W_PATCH:-}${W_FLAGS:-} ]] &&
   W=("W;${W_FLAGS:-};${W_PATCH:-none};bench_gpu_index_step test_gpu test_gpu_graph test_conformance_cuda")
 [[ -n ${W_PLANT:-} ]] && W+=("WP;${W_FLAGS:-};${W_PATCH:+$W_PATCH,}$W_PLANT;test_gpu test_conformance_cuda")

@@ -218,12 +218,14 @@ IXO_HD void plan_chunk_blocks(const NativePlan& p, std::int64_t nb, std::int64_t
 // shard cell of the CP kernel; nsub sub-tiles a unit) and its ring stage it % kNS. next()
 // advances them without a division (recomputing them from `it` in every step was most of
 // the kernels' main-loop instructions: docs/performance.md, session 5); seek() is the
-// definition next() must agree with (tests/kernels/test_common.cpp).
-template <int kNS>
+// definition next() must agree with (tests/kernels/test_common.cpp). Index: the type of it and unit (the native
+// kernel's narrow loop, row 60, walks in 32 bits where the tile's tokens fit: narrow_index_fits).
+template <int kNS, class IndexT = std::int64_t>
 struct SubtileCursor {
-  std::int64_t it, unit;
+  using Index = IndexT;
+  Index it, unit;
   int sub, stage;
-  IXO_HD void seek(std::int64_t i, int nsub) {
+  IXO_HD void seek(Index i, int nsub) {
     it = i;
     unit = i / nsub;
     sub = static_cast<int>(i % nsub);
@@ -238,6 +240,19 @@ struct SubtileCursor {
     if (++stage == kNS) stage = 0;
   }
 };
+
+// Experiment row 60 (session 40): the native kernel's raw loop (row 59) in 32-bit indices. A tile walks its tokens,
+// sub-tiles and K rows in 32 bits where all of them fit: the K cache has at most 2^32 - 1 rows of at most 2^32 - 1
+// bytes, and the tile's blocks end (with a sub-tile's 64 tokens of slack) below 2^31 tokens. Any other tile takes the
+// 64-bit loop.
+IXO_HD bool narrow_index_fits(std::int64_t S, std::int64_t row_bytes, std::int64_t Lg, int bs) {
+  return S >= 0 && S <= 0xFFFFFFFFll && row_bytes > 0 && row_bytes <= 0xFFFFFFFFll &&
+         num_blocks(Lg, bs) * bs <= 0x7FFFFFFFll - 64;
+}
+// The 32-bit K row of a wrapped slot s (wrap_slot's result): s itself, or kNoKRow for s < 0 (no row: its copy
+// zero-fills). Exact where narrow_index_fits: s < S <= 2^32 - 1, or s a raw table entry (< 2^31).
+constexpr std::uint32_t kNoKRow = 0xFFFFFFFFu;
+IXO_HD std::uint32_t narrow_k_row(std::int64_t s) { return s >= 0 ? static_cast<std::uint32_t>(s) : kNoKRow; }
 
 // ---- Row facts ---------------------------------------------------------------------------
 // The per-row inputs the plans read (host or device pointers, [R] each) and the shapes.

@@ -156,38 +156,45 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // First token of the sub-tile at cursor c, its offset in its block, and its remainder
   // index (-1: whole block). Whole blocks: block b0 + warp + 4 * unit, from the cursor
   // without a division; the remainder pieces (at most 6 sub-tiles a warp) divide.
+  // The lambdas take any cursor (common::SubtileCursor): its Index (std::int64_t, or std::int32_t in row 60's
+  // narrow loop) is the type of the blocks and tokens they compute.
   using Cursor = RingCursor<D, KC>;
-  auto whole_block = [&](const Cursor& c) -> std::int64_t { return b0 + warp + 4 * c.unit; };
-  auto tile_start = [&](const Cursor& c, int* off0, int* q) -> std::int64_t {
-    std::int64_t b;
-    if (c.it < full_tiles) {
+  auto whole_block = [&](const auto& c) {
+    using I = typename std::decay_t<decltype(c)>::Index;
+    return static_cast<I>(b0) + warp + 4 * c.unit;
+  };
+  auto tile_start = [&](const auto& c, int* off0, int* q) {
+    using I = typename std::decay_t<decltype(c)>::Index;
+    I b;
+    if (c.it < static_cast<I>(full_tiles)) {
       b = whole_block(c);
       *off0 = c.sub * 32;
       *q = -1;
     } else {
-      const int qq = warp + 4 * static_cast<int>(c.it - full_tiles);
-      b = b_rem + qq / nsub;
+      const int qq = warp + 4 * static_cast<int>(c.it - static_cast<I>(full_tiles));
+      b = static_cast<I>(b_rem) + qq / nsub;
       *off0 = (qq % nsub) * 32;
       *q = qq;
     }
-    return b * p.block_size + *off0;
+    return b * static_cast<I>(p.block_size) + *off0;
   };
   // This lane's token of the sub-tile at c (-1: not loaded), its req_to_token entry (with
   // whether it was loaded, so the token is computed once a sub-tile), and its slot (-1: not
   // loaded). The entries are loaded kSlotAhead sub-tiles before their copies are issued, so
   // the dependent req_to_token -> K latency is hidden behind several sub-tiles.
-  auto lane_token = [&](const Cursor& c) -> std::int64_t {
-    if (c.it >= total) return -1;
+  auto lane_token = [&](const auto& c) {
+    using I = typename std::decay_t<decltype(c)>::Index;
+    if (c.it >= static_cast<I>(total)) return I{-1};
     int off0, q;
-    const std::int64_t t = tile_start(c, &off0, &q) + lane;
-    return off0 + lane >= p.block_size || t >= Lg ? -1 : t;
+    const I t = tile_start(c, &off0, &q) + lane;
+    return off0 + lane >= p.block_size || t >= static_cast<I>(Lg) ? I{-1} : t;
   };
   struct Entry {
     std::int32_t raw;
     bool loaded;
   };
-  auto load_r2t = [&](const Cursor& c) -> Entry {
-    const std::int64_t t = lane_token(c);
+  auto load_r2t = [&](const auto& c) -> Entry {
+    const auto t = lane_token(c);
     return t >= 0 ? Entry{__ldg(r2t_row + t), true} : Entry{0, false};
   };
   auto to_slot = [&](const Entry& e) -> std::int64_t {
@@ -196,22 +203,29 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
                : -1;
   };
   uint4* ring = kring + static_cast<std::size_t>(warp) * kNS * kRingStage<D, KC>;
-  auto issue = [&](const Cursor& c, std::int64_t my_slot) {
+  auto issue = [&](const auto& c, std::int64_t my_slot) {
     ring_issue<D, KC, kStreamK>(ring, c.stage, my_slot, kbase, row_bytes, lane, grp);
+  };
+  // Row 60's narrow loop (no mutant: it is the raw loop's): the 32-bit K row of an entry, and its copies.
+  auto to_row = [&](const Entry& e) -> std::uint32_t {
+    return e.loaded ? cm::narrow_k_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S)) : cm::kNoKRow;
+  };
+  auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
+    ring_issue_narrow<D, KC, kStreamK>(ring, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes), lane, grp);
   };
 
   // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the
   // one whose req_to_token entries are loaded (ahd, kSlotAhead further).
-  Cursor cur, iss, ahd;
-  cur.seek(0, nsub);
-  iss = cur;
-  ring_start<D, KC>(iss, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
-  ahd = iss;
+  Cursor cur64, iss64, ahd64;
+  cur64.seek(0, nsub);
+  iss64 = cur64;
+  ring_start<D, KC>(iss64, nsub, total, [&](const Cursor& c) { issue(c, to_slot(load_r2t(c))); });
+  ahd64 = iss64;
   Entry r2t_ahead[kSlotAhead];  // entries of sub-tiles iss.it + i
 #pragma unroll
   for (int i = 0; i < kSlotAhead; ++i) {
-    r2t_ahead[i] = load_r2t(ahd);
-    ahd.next(nsub);
+    r2t_ahead[i] = load_r2t(ahd64);
+    ahd64.next(nsub);
   }
   const bool q_f16 = tile_takes_f16_path<D, KC>(qa, use_lut);  // fp8 K: the f16 path, after the start's loads
   uint4 kfrag[4][kNL];
@@ -226,58 +240,106 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // raw_tag (row 59, kDeferLogitMult): the block max of the raw MMA sums, times p.mult once a block row; the raw
   // loop runs only with no lse and no mutant (logit_mult_deferrable), so it compiles both out. (Macros, not locals:
   // with locals the default build's SASS changed; with these its .text is byte-identical to the loop before row 59.)
+  // kNarrow (row 60, kNarrowLoop): the raw loop walks 32-bit copies of the cursors (the tile fits:
+  // common::narrow_index_fits) and issues its copies with ring_issue_narrow.
+  // (The cursors are captured and picked in constexpr branches: passed as parameters, or picked by a function that
+  // names both, the 64-bit loop's SASS changed.)
+  using NarrowCursor = cm::SubtileCursor<kNS, std::int32_t>;
+  NarrowCursor ncur, niss, nahd;  // the narrow loop's cursors (32-bit copies of cur, iss, ahd where it starts)
   auto main_loop = [&](auto f16_tag, auto raw_tag) __attribute__((always_inline)) {
     constexpr bool kRaw = decltype(raw_tag)::value;
+    constexpr bool kNarrow = kRaw && kNarrowLoop;
 #define IXO_LOOP_LSE (!kRaw && lse)
 #define IXO_LOOP_MUTANT (kRaw ? 0 : p.mutant)
     const bool f16_path = decltype(f16_tag)::value || (!IXO_FP8_F16_LOOP && q_f16);
-    for (; cur.it < total; cur.next(nsub)) {
-      ring_step<D, KC>(ring, cur, iss, nsub, total, kfrag, lane,
-                       [&](const Cursor& c) { issue(c, to_slot(r2t_ahead[0])); });
-#pragma unroll
-      for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
-      r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
-      ahd.next(nsub);
-
-      int off0, q;
-      const std::int64_t t0 = tile_start(cur, &off0, &q);
-      float v0[8], v1[8];
-      subtile_logits<D, KC, kRaw>(
-          kfrag, qa,
-          SubtileMask{t0, off0, p.block_size, p.mult, m0.write ? m0.L_mask : kNoMaskLength,
-                      m1.write ? m1.L_mask : kNoMaskLength, lut, use_lut, IXO_LOOP_MUTANT, f16_path},
-          tig, v0, v1);
-      state_add(st0, v0, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
-      state_add(st1, v1, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
-
-      if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
-        merge_row_lanes(st0, st1, tig, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
-        if (tig == 0) {
-          if constexpr (kRaw) {  // max mode: the block (or piece) max times the multiplier
-            st0.m *= p.mult;
-            st1.m *= p.mult;
-          }
-          if (q >= 0) {
-            part[q / nsub][q % nsub][grp] = st0.m;
-            part[q / nsub][q % nsub][grp + 8] = st1.m;
+    auto& cur = *[&] {
+      if constexpr (kNarrow) {
+        return &ncur;
+      } else {
+        return &cur64;
+      }
+    }();
+    auto& iss = *[&] {
+      if constexpr (kNarrow) {
+        return &niss;
+      } else {
+        return &iss64;
+      }
+    }();
+    auto& ahd = *[&] {
+      if constexpr (kNarrow) {
+        return &nahd;
+      } else {
+        return &ahd64;
+      }
+    }();
+    {
+      using I = typename std::decay_t<decltype(cur)>::Index;
+      const I n = static_cast<I>(total);
+      for (; cur.it < n; cur.next(nsub)) {
+        ring_step<D, KC>(ring, cur, iss, nsub, n, kfrag, lane, [&](const auto& c) {
+          if constexpr (kNarrow) {
+            issue_narrow(c, to_row(r2t_ahead[0]));
           } else {
-            const std::int64_t b = whole_block(cur);  // q < 0
-            write_block(m0, b, state_score(st0, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
-            write_block(m1, b, state_score(st1, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
+            issue(c, to_slot(r2t_ahead[0]));
           }
+        });
+#pragma unroll
+        for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
+        r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
+        ahd.next(nsub);
+
+        int off0, q;
+        const I t0 = tile_start(cur, &off0, &q);
+        float v0[8], v1[8];
+        subtile_logits<D, KC, kRaw>(
+            kfrag, qa,
+            SubtileMaskOf<I>{t0, off0, p.block_size, p.mult, mask_length<I>(m0.write, m0.L_mask),
+                             mask_length<I>(m1.write, m1.L_mask), lut, use_lut, IXO_LOOP_MUTANT, f16_path},
+            tig, v0, v1);
+        state_add(st0, v0, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
+        state_add(st1, v1, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
+
+        if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
+          merge_row_lanes(st0, st1, tig, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
+          if (tig == 0) {
+            if constexpr (kRaw) {  // max mode: the block (or piece) max times the multiplier
+              st0.m *= p.mult;
+              st1.m *= p.mult;
+            }
+            if (q >= 0) {
+              part[q / nsub][q % nsub][grp] = st0.m;
+              part[q / nsub][q % nsub][grp + 8] = st1.m;
+            } else {
+              const std::int64_t b = whole_block(cur);  // q < 0
+              write_block(m0, b, state_score(st0, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
+              write_block(m1, b, state_score(st1, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
+            }
+          }
+          state_reset(st0);
+          state_reset(st1);
         }
-        state_reset(st0);
-        state_reset(st1);
       }
     }
   };
 #undef IXO_LOOP_LSE
 #undef IXO_LOOP_MUTANT
-  const bool raw = logit_mult_deferrable(p.mult, lse, p.mutant);  // CTA-uniform
+  // CTA-uniform. With kNarrowLoop the raw loop is the narrow one: a tile whose indices do not fit 32 bits takes the
+  // 64-bit loop (correct for every tile).
+  const bool raw = logit_mult_deferrable(p.mult, lse, p.mutant) &&
+                   (!kNarrowLoop || cm::narrow_index_fits(p.S, row_bytes, Lg, p.block_size));
   run_per_widening_path<KC>(
       q_f16, [&](auto f16_tag) __attribute__((always_inline)) {
         if constexpr (decltype(f16_tag)::value && kDeferLogitMult) {
           if (raw) {
+            if constexpr (kNarrowLoop) {  // the tile fits (raw): 32-bit copies of the cursors
+              auto narrow = [](const Cursor& c) {
+                return NarrowCursor{static_cast<std::int32_t>(c.it), static_cast<std::int32_t>(c.unit), c.sub, c.stage};
+              };
+              ncur = narrow(cur64);
+              niss = narrow(iss64);
+              nahd = narrow(ahd64);
+            }
             main_loop(f16_tag, std::true_type{});
             return;
           }

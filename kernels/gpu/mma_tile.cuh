@@ -85,6 +85,30 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes) : "memory");
 #endif
 }
+// cp_async16 with the zero-fill as a predicate (cp.async's ignore-src operand; row 60's narrow ring_issue): fill
+// false copies zeros and reads nothing, as src_bytes 0 does, without computing a byte count and an address from it.
+template <bool kEvictFirst = false>
+__device__ __forceinline__ void cp_async16_fill(void* smem, const void* gmem, bool fill) {
+  static_assert(!kEvictFirst || kPackedStreamK, "kEvictFirst comes from kPackedStreamK (IXO_PACKED_K_EVICT_FIRST)");
+  static_assert(IXO_CP_ASYNC_L2_PREFETCH == 128, "the narrow loop's copies are built for the .L2::128B form only");
+  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const unsigned ignore = fill ? 0u : 1u;
+  if constexpr (kEvictFirst || IXO_CP_ASYNC_EVICT_FIRST) {
+    unsigned long long policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n"
+        " cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, p, %3;\n}\n" ::"r"(sa),
+        "l"(gmem), "r"(ignore), "l"(policy)
+        : "memory");
+    return;
+  }
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n cp.async.cg.shared.global.L2::128B [%0], [%1], 16, p;\n}\n" ::"r"(
+          sa),
+      "l"(gmem), "r"(ignore)
+      : "memory");
+}
 // 4-byte global -> shared copy (zero-filled when src_bytes == 0; nothing is read then).
 __device__ __forceinline__ void cp_async4(void* smem, const void* gmem, int src_bytes) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -199,6 +223,16 @@ __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][
 #define IXO_DEFER_LOGIT_MULT 1
 #endif
 constexpr bool kDeferLogitMult = IXO_DEFER_LOGIT_MULT != 0;
+// Experiment row 60 (session 40; 0, the default, compiles it out): the raw loop (row 59) in 32-bit indices: cursors,
+// tokens, masks and K rows in 32 bits (common::narrow_index_fits decides, CTA-uniform: a tile that does not fit takes
+// the 64-bit loop), each lane's K row shuffled as one register (ring_issue_narrow) and the zero-fill a predicate
+// (cp_async16_fill), the mutant selects of the slot path compiled out. Why: ~2/3 of the hot packed e4m3fn kernel's
+// ~454 warp instructions a sub-tile are 64-bit index math, selects and branches (session 39's ncu source page).
+#ifndef IXO_NARROW_LOOP
+#define IXO_NARROW_LOOP 0
+#endif
+constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0;
+static_assert(!kNarrowLoop || kDeferLogitMult, "the narrow loop is the raw loop's (IXO_DEFER_LOGIT_MULT)");
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
@@ -241,6 +275,24 @@ __device__ __forceinline__ void ring_issue(uint4* ring, int stage, std::int64_t 
     for (int l = 0; l < kNL; ++l) cp_async16<kEvictFirst>(st + (j * kNL + l) * 32 + lane, src + l * 64, n);
   }
 }
+// ring_issue in 32 bits (row 60's narrow loop): my_row is this lane's K row (common::narrow_k_row; kNoKRow: none,
+// zero-filled), row_bytes fits 32 bits (common::narrow_index_fits), so a piece's address is one 32 x 32 -> 64-bit
+// multiply-add and a shuffle moves one register, not two.
+template <int D, int KC, bool kEvictFirst = false>
+__device__ __forceinline__ void ring_issue_narrow(uint4* ring, int stage, std::uint32_t my_row,
+                                                  const std::uint8_t* kbase, std::uint32_t row_bytes, int lane,
+                                                  int grp) {
+  constexpr int kNL = MmaCfg<D, KC>::kNL;
+  uint4* st = ring + static_cast<std::size_t>(stage) * kRingStage<D, KC>;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const std::uint32_t r = __shfl_sync(0xffffffffu, my_row, j * 8 + grp);
+    const bool fill = r != cm::kNoKRow;
+    const std::uint8_t* src = kbase + static_cast<std::uint64_t>(fill ? r : 0u) * row_bytes;
+#pragma unroll
+    for (int l = 0; l < kNL; ++l) cp_async16_fill<kEvictFirst>(st + (j * kNL + l) * 32 + lane, src + l * 64, fill);
+  }
+}
 // Reads this lane's pieces of ring stage `stage` back (after cp_async_wait).
 template <int D, int KC>
 __device__ __forceinline__ void ring_drain(const uint4* ring, int stage, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane) {
@@ -255,8 +307,8 @@ __device__ __forceinline__ void ring_drain(const uint4* ring, int stage, uint4 (
 // The warp's copy pipeline over its `total` sub-tiles (native and CP score tiles). Start:
 // issue sub-tiles 0 .. kStages - 2 (cursor `iss`, then at kStages - 1), one commit group
 // each (empty past `total`). issue(iss) issues the sub-tile at cursor iss.
-template <int D, int KC, class Issue>
-__device__ __forceinline__ void ring_start(RingCursor<D, KC>& iss, int nsub, std::int64_t total, Issue&& issue) {
+template <int D, int KC, class Cursor, class Issue>
+__device__ __forceinline__ void ring_start(Cursor& iss, int nsub, typename Cursor::Index total, Issue&& issue) {
 #pragma unroll
   for (int i = 0; i < MmaCfg<D, KC>::kStages - 1; ++i) {
     if (iss.it < total) issue(iss);
@@ -269,9 +321,9 @@ __device__ __forceinline__ void ring_start(RingCursor<D, KC>& iss, int nsub, std
 // lane wrote and read them) and advance iss; then wait for cur's sub-tile and read this lane's
 // pieces of it into kf. Issuing before the wait keeps every stage of the ring in flight while
 // the warp waits (kStages sub-tiles, not kStages - 1).
-template <int D, int KC, class Issue>
-__device__ __forceinline__ void ring_step(const uint4* ring, const RingCursor<D, KC>& cur, RingCursor<D, KC>& iss,
-                                          int nsub, std::int64_t total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane,
+template <int D, int KC, class Cursor, class Issue>
+__device__ __forceinline__ void ring_step(const uint4* ring, const Cursor& cur, Cursor& iss, int nsub,
+                                          typename Cursor::Index total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane,
                                           Issue&& issue) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
   if (iss.it < total) issue(iss);
@@ -322,26 +374,41 @@ __device__ __forceinline__ void entry_issue(const RingCursor<D, KC>& c, RingCurs
 // The mask length of a tile row whose scores are never written (an idle tile row, a row with
 // nothing to write): its lanes need no mask, and it must not keep a sub-tile off the
 // interior fast path of subtile_logits.
+// I: the token index type (std::int32_t in row 60's narrow loop, whose tokens fit: common::narrow_index_fits).
 constexpr std::int64_t kNoMaskLength = INT64_MAX;
-struct SubtileMask {
-  std::int64_t t0;
+template <class I>
+constexpr I kNoMaskLengthOf = std::is_same_v<I, std::int64_t> ? kNoMaskLength : I{INT32_MAX};
+template <class I>
+struct SubtileMaskOf {
+  I t0;
   int off0, bs;
   float mult;
-  std::int64_t L0, L1;
+  I L0, L1;
   const std::uint16_t* lut;
   bool use_lut;
   int mutant;
   bool q_f16 = false;  // q's fragments are f16 (q_fragments_to_f16): the f16 path
 };
+using SubtileMask = SubtileMaskOf<std::int64_t>;
+// The mask length of a tile row in index type I: L (or kNoMaskLengthOf<I> when the row writes nothing). In 32 bits
+// a length past INT32_MAX masks like INT32_MAX: every token of a narrow tile is below it.
+template <class I>
+__device__ __forceinline__ I mask_length(bool write, std::int64_t L) {
+  if constexpr (std::is_same_v<I, std::int64_t>) {
+    return write ? L : kNoMaskLength;
+  } else {
+    return write && L < INT32_MAX ? static_cast<I>(L) : kNoMaskLengthOf<I>;
+  }
+}
 
 // Logits of one 32-token sub-tile for tile rows grp (v0) and grp + 8 (v1): element
 // j * 2 + e is token j * 8 + tig * 2 + e; lanes past the block are -inf, tokens past a
 // row's length are masked (common::masked_logit). kRaw: the MMA sums, not yet times mk.mult
 // (the caller multiplies the block max; see kDeferLogitMult).
 enum class Widen { kGeneric, kInt, kF16 };  // bf16 K / cvt or table; integer widening; f16 path
-template <int D, int KC, Widen kMode, bool kRaw = false>
+template <int D, int KC, Widen kMode, bool kRaw = false, class I = std::int64_t>
 __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
-                                                    const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk,
+                                                    const std::uint32_t (&qa)[D / 16][4], const SubtileMaskOf<I>& mk,
                                                     int tig, float (&v0)[8], float (&v1)[8]) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
   constexpr int kStepsPerLoad = (D / 16) / kNL;
@@ -381,14 +448,14 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
   }
   // Interior sub-tiles (every token inside the block and below both rows' lengths, for the
   // whole warp: one vote) keep the products; the others mask. Same bits either way.
-  const std::int64_t lmin = mk.L0 < mk.L1 ? mk.L0 : mk.L1;
+  const I lmin = mk.L0 < mk.L1 ? mk.L0 : mk.L1;
   if (__all_sync(0xffffffffu, mk.off0 + 32 <= mk.bs && mk.t0 + 32 <= lmin)) return;
 #pragma unroll
   for (int j = 0; j < 4; ++j)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const int off = mk.off0 + j * 8 + tig * 2 + e;
-      const std::int64_t t = mk.t0 + j * 8 + tig * 2 + e;
+      const I t = mk.t0 + j * 8 + tig * 2 + e;
       const bool in_blk = off < mk.bs;
       v0[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L0, v0[j * 2 + e], mk.mutant) : -INFINITY;
       v1[j * 2 + e] = in_blk ? cm::masked_logit(t < mk.L1, v1[j * 2 + e], mk.mutant) : -INFINITY;
@@ -397,14 +464,14 @@ __device__ __forceinline__ void subtile_logits_with(const uint4 (&kf)[4][MmaCfg<
 // The same, choosing the widening: e4m3fn / e5m2 with the hardware path take the branch-free
 // integer widening for sub-tiles without NaN / Inf codes (checked once per sub-tile,
 // warp-uniform), the cvt path (or the table) otherwise.
-template <int D, int KC, bool kRaw = false>
+template <int D, int KC, bool kRaw = false, class I = std::int64_t>
 __device__ __forceinline__ void subtile_logits(const uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
-                                               const std::uint32_t (&qa)[D / 16][4], const SubtileMask& mk, int tig,
-                                               float (&v0)[8], float (&v1)[8]) {
+                                               const std::uint32_t (&qa)[D / 16][4], const SubtileMaskOf<I>& mk,
+                                               int tig, float (&v0)[8], float (&v1)[8]) {
   constexpr bool kIntWiden = kHwFp8CvtFor<KC>;
   if constexpr (kRaw) {  // only the f16 loop (IXO_FP8_F16_LOOP, q_f16) takes raw logits
     static_assert(kF16PathFor<KC>, "raw logits are the f16 path's only");
-    subtile_logits_with<D, KC, Widen::kF16, true>(kf, qa, mk, tig, v0, v1);
+    subtile_logits_with<D, KC, Widen::kF16, true, I>(kf, qa, mk, tig, v0, v1);
     return;
   }
   if constexpr (kF16PathFor<KC>) {

@@ -362,13 +362,13 @@ TEST(KernelsCommon, BlockStateGroupsAndMergesGiveTheBlockScore) {
 // offset in the unit, ring stage) for every units-per-block count and ring depth the kernels
 // use (nsub 1..8: block sizes up to 256; 3 and 4 stages). Fails on a stage that does not
 // wrap at kNS and on a unit that does not advance when sub wraps (both tried).
-template <int kNS>
+template <int kNS, class Index = std::int64_t>
 void check_cursor_walk() {
   for (int nsub = 1; nsub <= 8; ++nsub)
-    for (std::int64_t start = 0; start < 3 * nsub * kNS; ++start) {
-      cm::SubtileCursor<kNS> c, want;
+    for (Index start = 0; start < 3 * nsub * kNS; ++start) {
+      cm::SubtileCursor<kNS, Index> c, want;
       c.seek(start, nsub);
-      for (std::int64_t k = 1; k <= 4 * nsub * kNS; ++k) {
+      for (Index k = 1; k <= 4 * nsub * kNS; ++k) {
         c.next(nsub);
         want.seek(start + k, nsub);
         ASSERT_TRUE(c.it == want.it && c.unit == want.unit && c.sub == want.sub && c.stage == want.stage)
@@ -381,6 +381,31 @@ void check_cursor_walk() {
 TEST(KernelsCommon, SubtileCursorWalksLikeSeek) {
   check_cursor_walk<3>();
   check_cursor_walk<4>();
+  check_cursor_walk<4, std::int32_t>();  // row 60's narrow loop walks a 32-bit cursor
+}
+// Row 60's decision (common::narrow_index_fits) at its edges: K rows and row bytes up to 2^32 - 1, the tile's blocks
+// ending at most 64 tokens below 2^31; and narrow_k_row's sentinel never names a row the decision lets through
+// (the largest row of a fitting cache is 2^32 - 2). Each edge fails on its bound moved by one (tried: S <= 2^32,
+// row_bytes <= 2^32, the block end <= 2^31 - 1).
+TEST(KernelsCommon, NarrowIndexFitsAtItsEdges) {
+  const std::int64_t kU32 = 0xFFFFFFFFll, kEnd = 0x7FFFFFFFll - 64;
+  EXPECT_TRUE(cm::narrow_index_fits(kU32, 128, 1000, 64));
+  EXPECT_FALSE(cm::narrow_index_fits(kU32 + 1, 128, 1000, 64));
+  EXPECT_TRUE(cm::narrow_index_fits(1000, kU32, 1000, 64));
+  EXPECT_FALSE(cm::narrow_index_fits(1000, kU32 + 1, 1000, 64));
+  EXPECT_FALSE(cm::narrow_index_fits(-1, 128, 1000, 64));
+  EXPECT_FALSE(cm::narrow_index_fits(1000, 0, 1000, 64));
+  for (const int bs : {1, 64, 100, 256}) {
+    const std::int64_t last_fitting = kEnd / bs * bs;  // the largest length whose blocks end <= kEnd
+    EXPECT_TRUE(cm::narrow_index_fits(1000, 128, last_fitting, bs)) << "bs " << bs;
+    EXPECT_FALSE(cm::narrow_index_fits(1000, 128, last_fitting + 1, bs)) << "bs " << bs;
+    EXPECT_FALSE(cm::narrow_index_fits(1000, 128, std::int64_t{1} << 40, bs)) << "bs " << bs;
+  }
+  EXPECT_EQ(cm::narrow_k_row(-1), cm::kNoKRow);
+  EXPECT_EQ(cm::narrow_k_row(std::int64_t{-1} << 40), cm::kNoKRow);
+  EXPECT_EQ(cm::narrow_k_row(0), 0u);
+  EXPECT_EQ(cm::narrow_k_row(kU32 - 1), 0xFFFFFFFEu);  // the last row of a cache of 2^32 - 1 rows
+  EXPECT_NE(cm::narrow_k_row(kU32 - 1), cm::kNoKRow);
 }
 
 // The score grid's CTA order: every (program, chunk) exactly once in both plans; per-row
