@@ -251,79 +251,67 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     constexpr bool kNarrow = kRaw && kNarrowLoop;
 #define IXO_LOOP_LSE (!kRaw && lse)
 #define IXO_LOOP_MUTANT (kRaw ? 0 : p.mutant)
+#define IXO_LOOP_CURSOR(narrow, wide) \
+  *[&] {                              \
+    if constexpr (kNarrow)            \
+      return &narrow;                 \
+    else                              \
+      return &wide;                   \
+  }()
     const bool f16_path = decltype(f16_tag)::value || (!IXO_FP8_F16_LOOP && q_f16);
-    auto& cur = *[&] {
-      if constexpr (kNarrow) {
-        return &ncur;
-      } else {
-        return &cur64;
-      }
-    }();
-    auto& iss = *[&] {
-      if constexpr (kNarrow) {
-        return &niss;
-      } else {
-        return &iss64;
-      }
-    }();
-    auto& ahd = *[&] {
-      if constexpr (kNarrow) {
-        return &nahd;
-      } else {
-        return &ahd64;
-      }
-    }();
-    {
-      using I = typename std::decay_t<decltype(cur)>::Index;
-      const I n = static_cast<I>(total);
-      for (; cur.it < n; cur.next(nsub)) {
-        ring_step<D, KC>(ring, cur, iss, nsub, n, kfrag, lane, [&](const auto& c) {
-          if constexpr (kNarrow) {
-            issue_narrow(c, to_row(r2t_ahead[0]));
-          } else {
-            issue(c, to_slot(r2t_ahead[0]));
-          }
-        });
-#pragma unroll
-        for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
-        r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
-        ahd.next(nsub);
-
-        int off0, q;
-        const I t0 = tile_start(cur, &off0, &q);
-        float v0[8], v1[8];
-        subtile_logits<D, KC, kRaw>(
-            kfrag, qa,
-            SubtileMaskOf<I>{t0, off0, p.block_size, p.mult, mask_length<I>(m0.write, m0.L_mask),
-                             mask_length<I>(m1.write, m1.L_mask), lut, use_lut, IXO_LOOP_MUTANT, f16_path},
-            tig, v0, v1);
-        state_add(st0, v0, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
-        state_add(st1, v1, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
-
-        if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
-          merge_row_lanes(st0, st1, tig, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
-          if (tig == 0) {
-            if constexpr (kRaw) {  // max mode: the block (or piece) max times the multiplier
-              st0.m *= p.mult;
-              st1.m *= p.mult;
-            }
-            if (q >= 0) {
-              part[q / nsub][q % nsub][grp] = st0.m;
-              part[q / nsub][q % nsub][grp + 8] = st1.m;
-            } else {
-              const std::int64_t b = whole_block(cur);  // q < 0
-              write_block(m0, b, state_score(st0, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
-              write_block(m1, b, state_score(st1, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
-            }
-          }
-          state_reset(st0);
-          state_reset(st1);
+    auto& cur = IXO_LOOP_CURSOR(ncur, cur64);
+    auto& iss = IXO_LOOP_CURSOR(niss, iss64);
+    auto& ahd = IXO_LOOP_CURSOR(nahd, ahd64);
+    using I = typename std::decay_t<decltype(cur)>::Index;
+    const I n = static_cast<I>(total);
+    for (; cur.it < n; cur.next(nsub)) {
+      ring_step<D, KC>(ring, cur, iss, nsub, n, kfrag, lane, [&](const auto& c) {
+        if constexpr (kNarrow) {
+          issue_narrow(c, to_row(r2t_ahead[0]));
+        } else {
+          issue(c, to_slot(r2t_ahead[0]));
         }
+      });
+#pragma unroll
+      for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
+      r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
+      ahd.next(nsub);
+
+      int off0, q;
+      const I t0 = tile_start(cur, &off0, &q);
+      float v0[8], v1[8];
+      subtile_logits<D, KC, kRaw>(
+          kfrag, qa,
+          SubtileMaskOf<I>{t0, off0, p.block_size, p.mult, mask_length<I>(m0.write, m0.L_mask),
+                           mask_length<I>(m1.write, m1.L_mask), lut, use_lut, IXO_LOOP_MUTANT, f16_path},
+          tig, v0, v1);
+      state_add(st0, v0, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
+      state_add(st1, v1, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
+
+      if (q >= 0 || off0 + 32 >= p.block_size) {  // block (or remainder piece) done: reduce over the 4 lanes of a row
+        merge_row_lanes(st0, st1, tig, IXO_LOOP_LSE, IXO_LOOP_MUTANT);
+        if (tig == 0) {
+          if constexpr (kRaw) {  // max mode: the block (or piece) max times the multiplier
+            st0.m *= p.mult;
+            st1.m *= p.mult;
+          }
+          if (q >= 0) {
+            part[q / nsub][q % nsub][grp] = st0.m;
+            part[q / nsub][q % nsub][grp + 8] = st1.m;
+          } else {
+            const std::int64_t b = whole_block(cur);  // q < 0
+            write_block(m0, b, state_score(st0, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
+            write_block(m1, b, state_score(st1, IXO_LOOP_LSE, IXO_LOOP_MUTANT), p);
+          }
+        }
+        state_reset(st0);
+        state_reset(st1);
       }
     }
   };
 #undef IXO_LOOP_LSE
 #undef IXO_LOOP_MUTANT
+#undef IXO_LOOP_CURSOR
   // CTA-uniform. With kNarrowLoop the raw loop is the narrow one: a tile whose indices do not fit 32 bits takes the
   // 64-bit loop (correct for every tile).
   const bool raw = logit_mult_deferrable(p.mult, lse, p.mutant) &&
