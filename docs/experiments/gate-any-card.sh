@@ -14,7 +14,8 @@
 #   bash docs/experiments/gate-any-card.sh   (device tool, carry .deps; $OUT/all.tgz + summary.log)
 # Session 40: W_ONLY=1 (with W_FLAGS, for a change whose default build is byte-identical to a tree already gated on
 # this card kind) skips A's tests and plant G: the A / W rounds cold and hot x2, W's whole GPU gate (every ATESTS
-# binary and the two top-k mutants), WP, the latency suite A W A W, then the sanitizer stage on W. Row 60:
+# binary and the two top-k mutants), WP, (NCU=1: W's hot profile), the latency suite A W A W, then the sanitizer
+# stage on W. Row 60:
 # W_ONLY=1 W_FLAGS=-DIXO_NARROW_LOOP=1 W_PLANT=plant-narrow-alias.patch; NCU=1 adds ncu-hot.sh's hot profile of W
 # (its files in all.tgz under ncu-W/) before the sanitizers.
 cd "$(dirname "$0")/../.."
@@ -36,14 +37,14 @@ if [[ ${W_ONLY:-0} == 1 ]]; then
     gt_failed plant-WP /tmp/WP/tests/gpu/test_gpu '*'
     gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
   fi
-  for v in A W A W; do lat $v /tmp/$v; done
-  echo "== latency A vs W" >> $s
-  /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-W1.md,$R/lat-W2.md >> $s 2>&1; pack
   if [[ ${NCU:-0} == 1 ]]; then  # ncu-hot.sh on W (hot K only): its per-opcode warp executions against session 39's
     mkdir -p $R/ncu-W && COLD=0 BUILD_DIR=/tmp/W OUT=$R/ncu-W bash $X/ncu-hot.sh > $R/ncu-W.log 2>&1
     echo "ncu-hot W rc=$? ($(el))" >> $s; cat $R/ncu-W/summary.log >> $s 2>/dev/null; rm -f $R/ncu-W/hot-fp8-raw.csv.gz
     pack
   fi
+  for v in A W A W; do lat $v /tmp/$v; done
+  echo "== latency A vs W" >> $s
+  /usr/bin/env python3 $X/latency_ab.py $R/lat-A1.md,$R/lat-A2.md $R/lat-W1.md,$R/lat-W2.md >> $s 2>&1; pack
   a_san /tmp/W 170; exit 0
 fi
 W=(); [[ -n ${W_PATCH:-}${W_FLAGS:-} ]] &&
