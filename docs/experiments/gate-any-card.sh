@@ -17,7 +17,7 @@
 # binary and the two top-k mutants), WP, (NCU=1: W's hot profile), the latency suite A W A W, then the sanitizer
 # stage on W. Row 60:
 # W_ONLY=1 W_FLAGS=-DIXO_NARROW_LOOP=1 W_PLANT=plant-narrow-alias.patch; NCU=1 adds ncu-hot.sh's hot profile of W
-# (its files in all.tgz under ncu-W/) before the sanitizers.
+# (its files in all.tgz under ncu-W/).
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-8}; source docs/experiments/lease-lib.sh
 if [[ ${W_ONLY:-0} == 1 ]]; then
@@ -37,7 +37,7 @@ if [[ ${W_ONLY:-0} == 1 ]]; then
     gt_failed plant-WP /tmp/WP/tests/gpu/test_gpu '*'
     gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
   fi
-  if [[ ${NCU:-0} == 1 ]]; then  # ncu-hot.sh on W (hot K only): its per-opcode warp executions against session 39's
+  if [[ ${NCU:-0} == 1 ]]; then  # ncu-hot.sh on W (hot K only): warp executions per opcode, against session 39
     mkdir -p $R/ncu-W && COLD=0 BUILD_DIR=/tmp/W OUT=$R/ncu-W bash $X/ncu-hot.sh > $R/ncu-W.log 2>&1
     echo "ncu-hot W rc=$? ($(el))" >> $s; cat $R/ncu-W/summary.log >> $s 2>/dev/null; rm -f $R/ncu-W/hot-fp8-raw.csv.gz
     pack
