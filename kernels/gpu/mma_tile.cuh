@@ -223,16 +223,18 @@ __device__ __forceinline__ bool tile_takes_f16_path(std::uint32_t (&qa)[D / 16][
 #define IXO_DEFER_LOGIT_MULT 1
 #endif
 constexpr bool kDeferLogitMult = IXO_DEFER_LOGIT_MULT != 0;
-// Experiment row 60 (session 40; 0, the default, compiles it out): the raw loop (row 59) in 32-bit indices: cursors,
-// tokens, masks and K rows in 32 bits (common::narrow_index_fits decides, CTA-uniform: a tile that does not fit takes
-// the 64-bit loop), each lane's K row shuffled as one register (ring_issue_narrow) and the zero-fill a predicate
-// (cp_async16_fill), the mutant selects of the slot path compiled out. Why: ~2/3 of the hot packed e4m3fn kernel's
-// ~454 warp instructions a sub-tile are 64-bit index math, selects and branches (session 39's ncu source page).
+// Experiment row 60 (session 40, adopted: default 1; 0 compiles it out): the raw loop (row 59) in 32-bit indices:
+// cursors, tokens, masks and K rows in 32 bits (common::narrow_index_fits decides, CTA-uniform: a tile that does not
+// fit takes the 64-bit loop), each lane's K row shuffled as one register (ring_issue_narrow) and the zero-fill a
+// predicate (cp_async16_fill), the mutant selects of the slot path compiled out. Why: ~2/3 of the hot packed e4m3fn
+// kernel's ~454 warp instructions a sub-tile were 64-bit index math, selects and branches (session 39's ncu source
+// page). H100, one machine (docs/experiments/data/s40-narrow-loop-h100): hot packed e4m3fn step -11 %, per-row
+// e4m3fn -12 / -13 %, cold packed -0.6 %, latency suite geomean per-row 0.960, packed 0.973; ~454 -> ~382 warp
+// instructions a sub-tile. It is the raw loop's: without IXO_DEFER_LOGIT_MULT there is none.
 #ifndef IXO_NARROW_LOOP
-#define IXO_NARROW_LOOP 0
+#define IXO_NARROW_LOOP 1
 #endif
-constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0;
-static_assert(!kNarrowLoop || kDeferLogitMult, "the narrow loop is the raw loop's (IXO_DEFER_LOGIT_MULT)");
+constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0 && kDeferLogitMult;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
