@@ -63,13 +63,18 @@ constexpr bool kPackedStreamK = IXO_PACKED_K_EVICT_FIRST != 0;
 #define IXO_FP8_LONG_PLAIN_COPIES 0
 #endif
 constexpr std::int64_t kLongCtaBlocks = 128;
+// The L2 evict-first cache policy of the streamed copies (cp_async16, cp_async16_fill).
+__device__ __forceinline__ unsigned long long l2_evict_first_policy() {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
 template <bool kEvictFirst = false>
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
   static_assert(!kEvictFirst || kPackedStreamK, "kEvictFirst comes from kPackedStreamK (IXO_PACKED_K_EVICT_FIRST)");
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   if constexpr (kEvictFirst || IXO_CP_ASYNC_EVICT_FIRST) {  // the #error above: the 128B form
-    unsigned long long policy;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    const unsigned long long policy = l2_evict_first_policy();
     asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, %2, %3;\n" ::"r"(sa), "l"(gmem),
                  "r"(src_bytes), "l"(policy)
                  : "memory");
@@ -94,8 +99,7 @@ __device__ __forceinline__ void cp_async16_fill(void* smem, const void* gmem, bo
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   const unsigned ignore = fill ? 0u : 1u;
   if constexpr (kEvictFirst || IXO_CP_ASYNC_EVICT_FIRST) {
-    unsigned long long policy;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    const unsigned long long policy = l2_evict_first_policy();
     asm volatile(
         "{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n"
         " cp.async.cg.shared.global.L2::cache_hint.L2::128B [%0], [%1], 16, p, %3;\n}\n" ::"r"(sa),
@@ -379,8 +383,6 @@ __device__ __forceinline__ void entry_issue(const RingCursor<D, KC>& c, RingCurs
 // I: the token index type (std::int32_t in row 60's narrow loop, whose tokens fit: common::narrow_index_fits).
 constexpr std::int64_t kNoMaskLength = INT64_MAX;
 template <class I>
-constexpr I kNoMaskLengthOf = std::is_same_v<I, std::int64_t> ? kNoMaskLength : I{INT32_MAX};
-template <class I>
 struct SubtileMaskOf {
   I t0;
   int off0, bs;
@@ -392,14 +394,15 @@ struct SubtileMaskOf {
   bool q_f16 = false;  // q's fragments are f16 (q_fragments_to_f16): the f16 path
 };
 using SubtileMask = SubtileMaskOf<std::int64_t>;
-// The mask length of a tile row in index type I: L (or kNoMaskLengthOf<I> when the row writes nothing). In 32 bits
-// a length past INT32_MAX masks like INT32_MAX: every token of a narrow tile is below it.
+// The mask length of a tile row in index type I: L (or the type's no-mask length, kNoMaskLength / INT32_MAX, when the
+// row writes nothing). In 32 bits a length past INT32_MAX masks like INT32_MAX: every token of a narrow tile is below
+// it.
 template <class I>
 __device__ __forceinline__ I mask_length(bool write, std::int64_t L) {
   if constexpr (std::is_same_v<I, std::int64_t>) {
     return write ? L : kNoMaskLength;
   } else {
-    return write && L < INT32_MAX ? static_cast<I>(L) : kNoMaskLengthOf<I>;
+    return write && L < INT32_MAX ? static_cast<I>(L) : I{INT32_MAX};
   }
 }
 
