@@ -20,11 +20,18 @@
 # (its files in all.tgz under ncu-W/).
 cd "$(dirname "$0")/../.."
 VARIANT_JOBS=${VARIANT_JOBS:-8}; source docs/experiments/lease-lib.sh
+aw_rounds() {  # the A / W step rounds, cold and hot (--hot-k), x2
+  for r in 1 2; do for v in A W; do step c$v$r /tmp/$v; STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
+}
+wp_tests() {  # every test WP (W plus the planted bug) fails
+  gt_failed plant-WP /tmp/WP/tests/gpu/test_gpu '*'
+  gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
+}
+WP=(); [[ -n ${W_PLANT:-} ]] && WP=("WP;${W_FLAGS:-};${W_PATCH:+$W_PATCH,}$W_PLANT;test_gpu test_conformance_cuda")
 if [[ ${W_ONLY:-0} == 1 ]]; then
-  WP=(); [[ -n ${W_PLANT:-} ]] && WP=("WP;${W_FLAGS:-};$W_PLANT;test_gpu test_conformance_cuda")
   variants "A;;none;bench_gpu_index_step bench_gpu_latency" \
     "W;${W_FLAGS:-};${W_PATCH:-none};$ATESTS bench_gpu_index_step bench_gpu_latency" "${WP[@]}"
-  for r in 1 2; do for v in A W; do step c$v$r /tmp/$v; STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
+  aw_rounds
   gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'
   for k in topk_early_stop_partial_bin tie_rule_reversed; do
     killed $k /tmp/W/tests/gpu/test_gpu 'CudaTopk/TopkRadix.*'
@@ -33,10 +40,7 @@ if [[ ${W_ONLY:-0} == 1 ]]; then
   gt graph-W /tmp/W/tests/gpu/test_gpu_graph '*'
   gt test_cp_gpu-W /tmp/W/tests/cp/test_cp_gpu '*'
   gt test_cp_gpu_local0-W /tmp/W/tests/cp/test_cp_gpu_local0 '*'; pack
-  if [[ -n ${W_PLANT:-} ]]; then
-    gt_failed plant-WP /tmp/WP/tests/gpu/test_gpu '*'
-    gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
-  fi
+  [[ -z ${W_PLANT:-} ]] || wp_tests
   if [[ ${NCU:-0} == 1 ]]; then  # ncu-hot.sh on W (hot K only): warp executions per opcode, against session 39
     mkdir -p $R/ncu-W && COLD=0 BUILD_DIR=/tmp/W OUT=$R/ncu-W bash $X/ncu-hot.sh > $R/ncu-W.log 2>&1
     echo "ncu-hot W rc=$? ($(el))" >> $s; cat $R/ncu-W/summary.log >> $s 2>/dev/null; rm -f $R/ncu-W/hot-fp8-raw.csv.gz
@@ -49,18 +53,15 @@ if [[ ${W_ONLY:-0} == 1 ]]; then
 fi
 W=(); [[ -n ${W_PATCH:-}${W_FLAGS:-} ]] &&
   W=("W;${W_FLAGS:-};${W_PATCH:-none};bench_gpu_index_step test_gpu test_gpu_graph test_conformance_cuda")
-[[ -n ${W_PLANT:-} ]] && W+=("WP;${W_FLAGS:-};${W_PATCH:+$W_PATCH,}$W_PLANT;test_gpu test_conformance_cuda")
-variants "A;;none;$ATESTS bench_gpu_index_step" "G;-DIXO_FP8_ROUND_PLAN=1;plant-round-total.patch;test_gpu" "${W[@]}"
+variants "A;;none;$ATESTS bench_gpu_index_step" "G;-DIXO_FP8_ROUND_PLAN=1;plant-round-total.patch;test_gpu" "${W[@]}" \
+  "${WP[@]}"
 a_tests /tmp/A topk_early_stop_partial_bin tie_rule_reversed
 gt_failed plant-G /tmp/G/tests/gpu/test_gpu 'CudaM3.*'; pack
 if [[ -n ${W_PATCH:-}${W_FLAGS:-} ]]; then
   gt test_gpu-W /tmp/W/tests/gpu/test_gpu '*'; pack
-  for r in 1 2; do for v in A W; do step c$v$r /tmp/$v; STEP_ARGS=--hot-k step h$v$r /tmp/$v; done; done; pack
+  aw_rounds
   gt conformance-W /tmp/W/tests/conformance/test_conformance_cuda '*'
   gt graph-W /tmp/W/tests/gpu/test_gpu_graph '*'; pack
-  if [[ -n ${W_PLANT:-} ]]; then
-    gt_failed plant-WP /tmp/WP/tests/gpu/test_gpu '*'
-    gt_failed plant-WP-conformance /tmp/WP/tests/conformance/test_conformance_cuda '*'; pack
-  fi
+  [[ -z ${W_PLANT:-} ]] || wp_tests
 fi
 a_san /tmp/A 170; pack  # session 39: 90 s cut initcheck / synccheck off on an H100; the whole stage took 95-113 s
