@@ -402,11 +402,21 @@ IXO_HD void state_reset(BlockState& st) {
   st.s = 0.0f;
 }
 // Adds the n logits v[0], v[stride], ... (already masked to -inf) in that order.
+// IXO_MAX_FROM_FIRST (row 61): the group max starts at v[0], not at max(-inf, v[0]) (the same value: max_step
+// returns v[0] itself, the GPU's max.NaN a canonical NaN for a NaN v[0]); one max less a group.
+#ifndef IXO_MAX_FROM_FIRST
+#define IXO_MAX_FROM_FIRST 0
+#endif
 template <class Max>
 IXO_HD void state_add(BlockState& st, const float* v, int n, int stride, bool lse, Max pick_max, int mutant = 0) {
   float mt = -INFINITY;
+  int e0 = 0;
+  if (IXO_MAX_FROM_FIRST && n > 0) {
+    mt = v[0];
+    e0 = 1;
+  }
   IXO_UNROLL
-  for (int e = 0; e < n; ++e) mt = pick_max(mt, v[e * stride]);
+  for (int e = e0; e < n; ++e) mt = pick_max(mt, v[e * stride]);
   if (!lse) {
     st.m = pick_max(st.m, mt);
     return;

@@ -242,17 +242,25 @@ struct SubtileCursor {
 };
 
 // Experiment row 60 (session 40): the native kernel's raw loop (row 59) in 32-bit indices. A tile walks its tokens,
-// sub-tiles and K rows in 32 bits where all of them fit: the K cache has at most 2^32 - 1 rows of at most 2^32 - 1
-// bytes, and the tile's blocks end (with a sub-tile's 64 tokens of slack) below 2^31 tokens. Any other tile takes the
+// sub-tiles and K rows in 32 bits where all of them fit: the K cache has at most 2^31 - 1 rows (row 61's
+// narrow_entry_row; row 60 alone allowed 2^32 - 1) of at most 2^32 - 1 bytes, and the tile's blocks end (with a sub-tile's 64 tokens of slack) below 2^31 tokens. Any other tile takes the
 // 64-bit loop.
 IXO_HD bool narrow_index_fits(std::int64_t S, std::int64_t row_bytes, std::int64_t Lg, int bs) {
-  return S >= 0 && S <= 0xFFFFFFFFll && row_bytes > 0 && row_bytes <= 0xFFFFFFFFll &&
+  return S >= 0 && S <= 0x7FFFFFFFll && row_bytes > 0 && row_bytes <= 0xFFFFFFFFll &&
          num_blocks(Lg, bs) * bs <= 0x7FFFFFFFll - 64;
 }
 // The 32-bit K row of a wrapped slot s (wrap_slot's result): s itself, or kNoKRow for s < 0 (no row: its copy
-// zero-fills). Exact where narrow_index_fits: s < S <= 2^32 - 1, or s a raw table entry (< 2^31).
+// zero-fills). Exact where narrow_index_fits: s < S <= 2^31 - 1, or s a raw table entry (< 2^31).
 constexpr std::uint32_t kNoKRow = 0xFFFFFFFFu;
 IXO_HD std::uint32_t narrow_k_row(std::int64_t s) { return s >= 0 ? static_cast<std::uint32_t>(s) : kNoKRow; }
+// Row 61: the narrow loop keeps a lane's req_to_token entry as one int32, kNoEntry where the lane loads none, and
+// turns it into its K row in 32 bits: narrow_entry_row(raw, S) == narrow_k_row(wrap_slot(raw, S)) for every raw and
+// 0 <= S <= INT32_MAX (narrow_index_fits' bound on S: raw + S cannot overflow, and kNoEntry + S < 0 names no row).
+constexpr std::int32_t kNoEntry = INT32_MIN;
+IXO_HD std::uint32_t narrow_entry_row(std::int32_t raw, std::int32_t S) {
+  const std::int32_t s = raw < 0 ? raw + S : raw;
+  return s >= 0 ? static_cast<std::uint32_t>(s) : kNoKRow;
+}
 
 // ---- Row facts ---------------------------------------------------------------------------
 // The per-row inputs the plans read (host or device pointers, [R] each) and the shapes.

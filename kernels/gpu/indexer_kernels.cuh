@@ -213,6 +213,11 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
     ring_issue_narrow<D, KC, kStreamK>(ring, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes), lane, grp);
   };
+  // Row 61 (kNarrowEntries): the narrow loop's entries ahead, one int32 each (common::kNoEntry: not loaded).
+  auto load_r2t_narrow = [&](const auto& c) -> std::int32_t {
+    const auto t = lane_token(c);
+    return t >= 0 ? __ldg(r2t_row + t) : cm::kNoEntry;
+  };
 
   // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the
   // one whose req_to_token entries are loaded (ahd, kSlotAhead further).
@@ -246,6 +251,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // names both, the 64-bit loop's SASS changed.)
   using NarrowCursor = cm::SubtileCursor<kNS, std::int32_t>;
   NarrowCursor ncur, niss, nahd;  // the narrow loop's cursors (32-bit copies of cur, iss, ahd where it starts)
+  std::int32_t nent[kSlotAhead];  // row 61: the narrow loop's entries ahead (r2t_ahead's where it starts)
   auto main_loop = [&](auto f16_tag, auto raw_tag) __attribute__((always_inline)) {
     constexpr bool kRaw = decltype(raw_tag)::value;
     constexpr bool kNarrow = kRaw && kNarrowLoop;
@@ -266,15 +272,23 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     const I n = static_cast<I>(total);
     for (; cur.it < n; cur.next(nsub)) {
       ring_step<D, KC>(ring, cur, iss, nsub, n, kfrag, lane, [&](const auto& c) {
-        if constexpr (kNarrow) {
+        if constexpr (kNarrow && kNarrowEntries) {
+          issue_narrow(c, cm::narrow_entry_row(nent[0], static_cast<std::int32_t>(p.S)));
+        } else if constexpr (kNarrow) {
           issue_narrow(c, to_row(r2t_ahead[0]));
         } else {
           issue(c, to_slot(r2t_ahead[0]));
         }
       });
+      if constexpr (kNarrow && kNarrowEntries) {
 #pragma unroll
-      for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
-      r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
+        for (int i = 0; i + 1 < kSlotAhead; ++i) nent[i] = nent[i + 1];
+        nent[kSlotAhead - 1] = load_r2t_narrow(ahd);
+      } else {
+#pragma unroll
+        for (int i = 0; i + 1 < kSlotAhead; ++i) r2t_ahead[i] = r2t_ahead[i + 1];
+        r2t_ahead[kSlotAhead - 1] = load_r2t(ahd);
+      }
       ahd.next(nsub);
 
       int off0, q;
@@ -327,6 +341,10 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
               ncur = narrow(cur64);
               niss = narrow(iss64);
               nahd = narrow(ahd64);
+              if constexpr (kNarrowEntries) {
+#pragma unroll
+                for (int i = 0; i < kSlotAhead; ++i) nent[i] = r2t_ahead[i].loaded ? r2t_ahead[i].raw : cm::kNoEntry;
+              }
             }
             main_loop(f16_tag, std::true_type{});
             return;

@@ -239,6 +239,13 @@ constexpr bool kDeferLogitMult = IXO_DEFER_LOGIT_MULT != 0;
 #define IXO_NARROW_LOOP 1
 #endif
 constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0 && kDeferLogitMult;
+// Experiment row 61 (session 41): the narrow loop keeps each req_to_token entry ahead as one int32 (common::kNoEntry
+// where the lane loads none, not a value and a flag: the ring of entries ahead moves one register an entry, not two)
+// and turns it into its K row in 32 bits (common::narrow_entry_row, not wrap_slot's 64-bit sum and compare).
+#ifndef IXO_NARROW_ENTRIES
+#define IXO_NARROW_ENTRIES 0
+#endif
+constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
@@ -294,7 +301,8 @@ __device__ __forceinline__ void ring_issue_narrow(uint4* ring, int stage, std::u
   for (int j = 0; j < 4; ++j) {
     const std::uint32_t r = __shfl_sync(0xffffffffu, my_row, j * 8 + grp);
     const bool fill = r != cm::kNoKRow;
-    const std::uint8_t* src = kbase + static_cast<std::uint64_t>(fill ? r : 0u) * row_bytes;
+    // Row 61: the address of kNoKRow is formed too (no select): a copy whose ignore-src predicate is set reads nothing.
+    const std::uint8_t* src = kbase + static_cast<std::uint64_t>(kNarrowEntries || fill ? r : 0u) * row_bytes;
 #pragma unroll
     for (int l = 0; l < kNL; ++l) cp_async16_fill<kEvictFirst>(st + (j * kNL + l) * 32 + lane, src + l * 64, fill);
   }
