@@ -243,8 +243,8 @@ struct SubtileCursor {
 
 // Experiment row 60 (session 40): the native kernel's raw loop (row 59) in 32-bit indices. A tile walks its tokens,
 // sub-tiles and K rows in 32 bits where all of them fit: the K cache has at most 2^31 - 1 rows (row 61's
-// narrow_entry_row; row 60 alone allowed 2^32 - 1) of at most 2^32 - 1 bytes, and the tile's blocks end (with a sub-tile's 64 tokens of slack) below 2^31 tokens. Any other tile takes the
-// 64-bit loop.
+// narrow_entry_row; row 60 alone allowed 2^32 - 1) of at most 2^32 - 1 bytes, and the tile's blocks end (with a
+// sub-tile's 64 tokens of slack) below 2^31 tokens. Any other tile takes the 64-bit loop.
 IXO_HD bool narrow_index_fits(std::int64_t S, std::int64_t row_bytes, std::int64_t Lg, int bs) {
   return S >= 0 && S <= 0x7FFFFFFFll && row_bytes > 0 && row_bytes <= 0xFFFFFFFFll &&
          num_blocks(Lg, bs) * bs <= 0x7FFFFFFFll - 64;

@@ -386,7 +386,8 @@ TEST(KernelsCommon, SubtileCursorWalksLikeSeek) {
 // Row 60's decision (common::narrow_index_fits) at its edges: K rows up to 2^31 - 1 (row 61's narrow_entry_row; row
 // 60 alone allowed 2^32 - 1), row bytes up to 2^32 - 1, the tile's blocks ending at most 64 tokens below 2^31; and
 // narrow_k_row's sentinel never names a row the decision lets through (the largest row of a fitting cache is
-// 2^31 - 2). Each edge fails on its bound moved by one (tried: S <= 2^31, row_bytes <= 2^32, the block end <= 2^31 - 1).
+// 2^31 - 2). Each edge fails on its bound moved by one (tried: S <= 2^31, row_bytes <= 2^32, the block end
+// <= 2^31 - 1).
 TEST(KernelsCommon, NarrowIndexFitsAtItsEdges) {
   const std::int64_t kS32 = 0x7FFFFFFFll, kU32 = 0xFFFFFFFFll, kEnd = 0x7FFFFFFFll - 64;
   EXPECT_TRUE(cm::narrow_index_fits(kS32, 128, 1000, 64));
