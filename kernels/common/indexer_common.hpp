@@ -402,10 +402,11 @@ IXO_HD void state_reset(BlockState& st) {
   st.s = 0.0f;
 }
 // Adds the n logits v[0], v[stride], ... (already masked to -inf) in that order.
-// IXO_MAX_FROM_FIRST (row 61): the group max starts at v[0], not at max(-inf, v[0]) (the same value: max_step
-// returns v[0] itself, the GPU's max.NaN a canonical NaN for a NaN v[0]); one max less a group.
+// IXO_MAX_FROM_FIRST (row 61, adopted: default 1): the group max starts at v[0], not at max(-inf, v[0]) (the same
+// value: max_step returns v[0] itself, the GPU's max.NaN a canonical NaN for a NaN v[0]); one max less a group (the
+// GPU's inline-asm max.NaN(-inf, v) was never folded away: 2 of a sub-tile's ~382 warp instructions).
 #ifndef IXO_MAX_FROM_FIRST
-#define IXO_MAX_FROM_FIRST 0
+#define IXO_MAX_FROM_FIRST 1
 #endif
 template <class Max>
 IXO_HD void state_add(BlockState& st, const float* v, int n, int stride, bool lse, Max pick_max, int mutant = 0) {

@@ -239,11 +239,14 @@ constexpr bool kDeferLogitMult = IXO_DEFER_LOGIT_MULT != 0;
 #define IXO_NARROW_LOOP 1
 #endif
 constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0 && kDeferLogitMult;
-// Experiment row 61 (session 41): the narrow loop keeps each req_to_token entry ahead as one int32 (common::kNoEntry
-// where the lane loads none, not a value and a flag: the ring of entries ahead moves one register an entry, not two)
-// and turns it into its K row in 32 bits (common::narrow_entry_row, not wrap_slot's 64-bit sum and compare).
+// Experiment row 61 (session 41, adopted: default 1; 0 compiles it out): the narrow loop keeps each req_to_token entry
+// ahead as one int32 (common::kNoEntry where the lane loads none, not a value and a flag: the ring of entries ahead
+// moves one register an entry, not two), turns it into its K row in 32 bits (common::narrow_entry_row, not
+// wrap_slot's 64-bit sum and compare), and ring_issue_narrow forms the address of kNoKRow too (no select: the copy's
+// ignore-src predicate reads nothing). With IXO_MAX_FROM_FIRST: ~382 -> ~357 warp instructions a sub-tile (ncu);
+// H100 (docs/experiments/data/s41-narrow-entries-h100): hot packed e4m3fn step -8 %, per-row e4m3fn -6 %.
 #ifndef IXO_NARROW_ENTRIES
-#define IXO_NARROW_ENTRIES 0
+#define IXO_NARROW_ENTRIES 1
 #endif
 constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
