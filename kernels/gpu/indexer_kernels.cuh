@@ -210,8 +210,16 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   auto to_row = [&](const Entry& e) -> std::uint32_t {
     return e.loaded ? cm::narrow_k_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S)) : cm::kNoKRow;
   };
+  // Row 63 (kNarrowSmemAddr): this lane's piece 0 of the warp's ring stage 0, by shared-window address.
+  const std::uint32_t lane_sa = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring + lane));
   auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
-    ring_issue_narrow<D, KC, kStreamK>(ring, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes), lane, grp);
+    if constexpr (kNarrowSmemAddr) {
+      ring_issue_narrow_sa<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes),
+                                            grp);
+    } else {
+      ring_issue_narrow<D, KC, kStreamK>(ring, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes), lane,
+                                         grp);
+    }
   };
   // Row 61 (kNarrowEntries): the narrow loop's entries ahead, one int32 each (common::kNoEntry: not loaded).
   auto load_r2t_narrow = [&](const auto& c) -> std::int32_t {
@@ -270,8 +278,10 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     auto& ahd = IXO_LOOP_CURSOR(nahd, ahd64);
     using I = typename std::decay_t<decltype(cur)>::Index;
     const I n = static_cast<I>(total);
+    constexpr int kUnroll = kNarrow ? kNarrowUnroll : 1;  // row 62: the narrow loop unrolled (its entries renamed)
+#pragma unroll kUnroll
     for (; cur.it < n; cur.next(nsub)) {
-      ring_step<D, KC>(ring, cur, iss, nsub, n, kfrag, lane, [&](const auto& c) {
+      auto issue_entry = [&](const auto& c) {
         if constexpr (kNarrow && kNarrowEntries) {
           issue_narrow(c, cm::narrow_entry_row(nent[0], static_cast<std::int32_t>(p.S)));
         } else if constexpr (kNarrow) {
@@ -279,7 +289,12 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
         } else {
           issue(c, to_slot(r2t_ahead[0]));
         }
-      });
+      };
+      if constexpr (kNarrow && kNarrowSmemAddr) {
+        ring_step_sa<D, KC>(lane_sa, cur, iss, nsub, n, kfrag, issue_entry);
+      } else {
+        ring_step<D, KC>(ring, cur, iss, nsub, n, kfrag, lane, issue_entry);
+      }
       if constexpr (kNarrow && kNarrowEntries) {
 #pragma unroll
         for (int i = 0; i + 1 < kSlotAhead; ++i) nent[i] = nent[i + 1];

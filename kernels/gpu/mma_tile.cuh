@@ -92,11 +92,11 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src
 }
 // cp_async16 with the zero-fill as a predicate (cp.async's ignore-src operand; row 60's narrow ring_issue): fill
 // false copies zeros and reads nothing, as src_bytes 0 does, without computing a byte count and an address from it.
+// sa: the destination's shared-window address (row 63's narrow ring keeps it; the others convert a pointer).
 template <bool kEvictFirst = false>
-__device__ __forceinline__ void cp_async16_fill(void* smem, const void* gmem, bool fill) {
+__device__ __forceinline__ void cp_async16_fill_sa(unsigned sa, const void* gmem, bool fill) {
   static_assert(!kEvictFirst || kPackedStreamK, "kEvictFirst comes from kPackedStreamK (IXO_PACKED_K_EVICT_FIRST)");
   static_assert(IXO_CP_ASYNC_L2_PREFETCH == 128, "the narrow loop's copies are built for the .L2::128B form only");
-  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   const unsigned ignore = fill ? 0u : 1u;
   if constexpr (kEvictFirst || IXO_CP_ASYNC_EVICT_FIRST) {
     const unsigned long long policy = l2_evict_first_policy();
@@ -112,6 +112,10 @@ __device__ __forceinline__ void cp_async16_fill(void* smem, const void* gmem, bo
           sa),
       "l"(gmem), "r"(ignore)
       : "memory");
+}
+template <bool kEvictFirst = false>
+__device__ __forceinline__ void cp_async16_fill(void* smem, const void* gmem, bool fill) {
+  cp_async16_fill_sa<kEvictFirst>(static_cast<unsigned>(__cvta_generic_to_shared(smem)), gmem, fill);
 }
 // 4-byte global -> shared copy (zero-filled when src_bytes == 0; nothing is read then).
 __device__ __forceinline__ void cp_async4(void* smem, const void* gmem, int src_bytes) {
@@ -249,6 +253,21 @@ constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0 && kDeferLogitMult;
 #define IXO_NARROW_ENTRIES 1
 #endif
 constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
+// Experiment row 62 (session 41): the narrow loop unrolled IXO_NARROW_UNROLL times (1: not). Each sub-tile moves its
+// entries ahead down one place (nent[i] = nent[i + 1]), and the move of the entry loaded one sub-tile before waits
+// for that load (session 41's ncu: the top stall of the hot kernel, long scoreboard): unrolled kSlotAhead times, the
+// entries stay in their registers.
+#ifndef IXO_NARROW_UNROLL
+#define IXO_NARROW_UNROLL 1
+#endif
+constexpr int kNarrowUnroll = IXO_NARROW_UNROLL;
+// Experiment row 63 (session 41): the narrow loop addresses its ring by a 32-bit shared-window address kept in a
+// register (ring_issue_narrow_sa, ring_drain_sa), not by a generic pointer whose window base (S2R SR_CgaCtaId, then
+// LEA / ULEA) the compiler rebuilt in every sub-tile for the copies and again for the reads.
+#ifndef IXO_NARROW_SMEM_ADDR
+#define IXO_NARROW_SMEM_ADDR 0
+#endif
+constexpr bool kNarrowSmemAddr = IXO_NARROW_SMEM_ADDR != 0 && kNarrowLoop;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
@@ -310,6 +329,37 @@ __device__ __forceinline__ void ring_issue_narrow(uint4* ring, int stage, std::u
     for (int l = 0; l < kNL; ++l) cp_async16_fill<kEvictFirst>(st + (j * kNL + l) * 32 + lane, src + l * 64, fill);
   }
 }
+// ring_issue_narrow by shared-window address (row 63): lane_sa is this lane's piece 0 of stage 0 (ring + lane).
+template <int D, int KC, bool kEvictFirst = false>
+__device__ __forceinline__ void ring_issue_narrow_sa(std::uint32_t lane_sa, int stage, std::uint32_t my_row,
+                                                     const std::uint8_t* kbase, std::uint32_t row_bytes, int grp) {
+  constexpr int kNL = MmaCfg<D, KC>::kNL;
+  const std::uint32_t st = lane_sa + static_cast<std::uint32_t>(stage) * (kRingStage<D, KC> * 16);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const std::uint32_t r = __shfl_sync(0xffffffffu, my_row, j * 8 + grp);
+    const bool fill = r != cm::kNoKRow;
+    const std::uint8_t* src = kbase + static_cast<std::uint64_t>(kNarrowEntries || fill ? r : 0u) * row_bytes;
+#pragma unroll
+    for (int l = 0; l < kNL; ++l) cp_async16_fill_sa<kEvictFirst>(st + (j * kNL + l) * 32 * 16, src + l * 64, fill);
+  }
+}
+// ring_drain by shared-window address (row 63).
+template <int D, int KC>
+__device__ __forceinline__ void ring_drain_sa(std::uint32_t lane_sa, int stage, uint4 (&kf)[4][MmaCfg<D, KC>::kNL]) {
+  constexpr int kNL = MmaCfg<D, KC>::kNL;
+  const std::uint32_t st = lane_sa + static_cast<std::uint32_t>(stage) * (kRingStage<D, KC> * 16);
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int l = 0; l < kNL; ++l) {
+      uint4& v = kf[j][l];
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "r"(st + (j * kNL + l) * 32 * 16)
+                   : "memory");
+    }
+}
 // Reads this lane's pieces of ring stage `stage` back (after cp_async_wait).
 template <int D, int KC>
 __device__ __forceinline__ void ring_drain(const uint4* ring, int stage, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane) {
@@ -348,6 +398,19 @@ __device__ __forceinline__ void ring_step(const uint4* ring, const Cursor& cur, 
   iss.next(nsub);
   cp_async_wait<kNS - 1>();
   ring_drain<D, KC>(ring, cur.stage, kf, lane);
+}
+
+// ring_step by shared-window address (row 63's narrow loop).
+template <int D, int KC, class Cursor, class Issue>
+__device__ __forceinline__ void ring_step_sa(std::uint32_t lane_sa, const Cursor& cur, Cursor& iss, int nsub,
+                                             typename Cursor::Index total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
+                                             Issue&& issue) {
+  constexpr int kNS = MmaCfg<D, KC>::kStages;
+  if (iss.it < total) issue(iss);
+  cp_async_commit();
+  iss.next(nsub);
+  cp_async_wait<kNS - 1>();
+  ring_drain_sa<D, KC>(lane_sa, cur.stage, kf);
 }
 
 // ring_start with an EntryRing: first the entries of sub-tiles iss.it + kStages - 1 ..
