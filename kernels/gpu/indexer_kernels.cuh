@@ -278,8 +278,6 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
     auto& ahd = IXO_LOOP_CURSOR(nahd, ahd64);
     using I = typename std::decay_t<decltype(cur)>::Index;
     const I n = static_cast<I>(total);
-    constexpr int kUnroll = kNarrow ? kNarrowUnroll : 1;  // row 62: the narrow loop unrolled (its entries renamed)
-#pragma unroll kUnroll
     for (; cur.it < n; cur.next(nsub)) {
       auto issue_entry = [&](const auto& c) {
         if constexpr (kNarrow && kNarrowEntries) {

@@ -253,14 +253,6 @@ constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0 && kDeferLogitMult;
 #define IXO_NARROW_ENTRIES 1
 #endif
 constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
-// Experiment row 62 (session 41): the narrow loop unrolled IXO_NARROW_UNROLL times (1: not). Each sub-tile moves its
-// entries ahead down one place (nent[i] = nent[i + 1]), and the move of the entry loaded one sub-tile before waits
-// for that load (session 41's ncu: the top stall of the hot kernel, long scoreboard): unrolled kSlotAhead times, the
-// entries stay in their registers.
-#ifndef IXO_NARROW_UNROLL
-#define IXO_NARROW_UNROLL 1
-#endif
-constexpr int kNarrowUnroll = IXO_NARROW_UNROLL;
 // Experiment row 63 (session 41): the narrow loop addresses its ring by a 32-bit shared-window address kept in a
 // register (ring_issue_narrow_sa, ring_drain_sa), not by a generic pointer whose window base (S2R SR_CgaCtaId, then
 // LEA / ULEA) the compiler rebuilt in every sub-tile for the copies and again for the reads.
