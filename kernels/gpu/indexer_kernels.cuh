@@ -210,16 +210,10 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   auto to_row = [&](const Entry& e) -> std::uint32_t {
     return e.loaded ? cm::narrow_k_row(cm::wrap_slot(static_cast<std::int64_t>(e.raw), p.S)) : cm::kNoKRow;
   };
-  // Row 63 (kNarrowSmemAddr): this lane's piece 0 of the warp's ring stage 0, by shared-window address.
+  // Row 63: this lane's piece 0 of the warp's ring stage 0, by shared-window address (the narrow loop's copies).
   const std::uint32_t lane_sa = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring + lane));
   auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
-    if constexpr (kNarrowSmemAddr) {
-      ring_issue_narrow_sa<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes),
-                                            grp);
-    } else {
-      ring_issue_narrow<D, KC, kStreamK>(ring, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes), lane,
-                                         grp);
-    }
+    ring_issue_narrow<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes), grp);
   };
   // Row 61 (kNarrowEntries): the narrow loop's entries ahead, one int32 each (common::kNoEntry: not loaded).
   auto load_r2t_narrow = [&](const auto& c) -> std::int32_t {
@@ -288,7 +282,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
           issue(c, to_slot(r2t_ahead[0]));
         }
       };
-      if constexpr (kNarrow && kNarrowSmemAddr) {
+      if constexpr (kNarrow) {  // row 63: its ring by shared-window address
         ring_step_sa<D, KC>(lane_sa, cur, iss, nsub, n, kfrag, issue_entry);
       } else {
         ring_step<D, KC>(ring, cur, iss, nsub, n, kfrag, lane, issue_entry);

@@ -92,9 +92,9 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src
 }
 // cp_async16 with the zero-fill as a predicate (cp.async's ignore-src operand; row 60's narrow ring_issue): fill
 // false copies zeros and reads nothing, as src_bytes 0 does, without computing a byte count and an address from it.
-// sa: the destination's shared-window address (row 63's narrow ring keeps it; the others convert a pointer).
+// sa: the destination's shared-window address (row 63: the narrow ring keeps its own in a register).
 template <bool kEvictFirst = false>
-__device__ __forceinline__ void cp_async16_fill_sa(unsigned sa, const void* gmem, bool fill) {
+__device__ __forceinline__ void cp_async16_fill(unsigned sa, const void* gmem, bool fill) {
   static_assert(!kEvictFirst || kPackedStreamK, "kEvictFirst comes from kPackedStreamK (IXO_PACKED_K_EVICT_FIRST)");
   static_assert(IXO_CP_ASYNC_L2_PREFETCH == 128, "the narrow loop's copies are built for the .L2::128B form only");
   const unsigned ignore = fill ? 0u : 1u;
@@ -112,10 +112,6 @@ __device__ __forceinline__ void cp_async16_fill_sa(unsigned sa, const void* gmem
           sa),
       "l"(gmem), "r"(ignore)
       : "memory");
-}
-template <bool kEvictFirst = false>
-__device__ __forceinline__ void cp_async16_fill(void* smem, const void* gmem, bool fill) {
-  cp_async16_fill_sa<kEvictFirst>(static_cast<unsigned>(__cvta_generic_to_shared(smem)), gmem, fill);
 }
 // 4-byte global -> shared copy (zero-filled when src_bytes == 0; nothing is read then).
 __device__ __forceinline__ void cp_async4(void* smem, const void* gmem, int src_bytes) {
@@ -253,13 +249,11 @@ constexpr bool kNarrowLoop = IXO_NARROW_LOOP != 0 && kDeferLogitMult;
 #define IXO_NARROW_ENTRIES 1
 #endif
 constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
-// Experiment row 63 (session 41): the narrow loop addresses its ring by a 32-bit shared-window address kept in a
-// register (ring_issue_narrow_sa, ring_drain_sa), not by a generic pointer whose window base (S2R SR_CgaCtaId, then
-// LEA / ULEA) the compiler rebuilt in every sub-tile for the copies and again for the reads.
-#ifndef IXO_NARROW_SMEM_ADDR
-#define IXO_NARROW_SMEM_ADDR 0
-#endif
-constexpr bool kNarrowSmemAddr = IXO_NARROW_SMEM_ADDR != 0 && kNarrowLoop;
+// Experiment row 63 (session 41, adopted): the narrow loop addresses its ring by a 32-bit shared-window address kept in
+// a register (ring_issue_narrow, ring_drain_sa, ring_step_sa), not by a generic pointer whose window base (S2R
+// SR_CgaCtaId, then LEA / ULEA) the compiler rebuilt in every sub-tile for the copies and again for the reads. H100
+// (docs/experiments/data/s41-smem-addr-h100): hot packed e4m3fn step -2 %, per-row e4m3fn 32 x 524288 -1.4 %, the
+// rest level; ~357 -> ~347 warp instructions a sub-tile.
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
@@ -304,27 +298,12 @@ __device__ __forceinline__ void ring_issue(uint4* ring, int stage, std::int64_t 
 }
 // ring_issue in 32 bits (row 60's narrow loop): my_row is this lane's K row (common::narrow_k_row; kNoKRow: none,
 // zero-filled), row_bytes fits 32 bits (common::narrow_index_fits), so a piece's address is one 32 x 32 -> 64-bit
-// multiply-add and a shuffle moves one register, not two.
+// multiply-add and a shuffle moves one register, not two. Row 61: the address of kNoKRow is formed too (no select: a
+// copy whose ignore-src predicate is set reads nothing). Row 63: lane_sa is the shared-window address of this lane's
+// piece 0 of ring stage 0 (ring + lane).
 template <int D, int KC, bool kEvictFirst = false>
-__device__ __forceinline__ void ring_issue_narrow(uint4* ring, int stage, std::uint32_t my_row,
-                                                  const std::uint8_t* kbase, std::uint32_t row_bytes, int lane,
-                                                  int grp) {
-  constexpr int kNL = MmaCfg<D, KC>::kNL;
-  uint4* st = ring + static_cast<std::size_t>(stage) * kRingStage<D, KC>;
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const std::uint32_t r = __shfl_sync(0xffffffffu, my_row, j * 8 + grp);
-    const bool fill = r != cm::kNoKRow;
-    // Row 61: the address of kNoKRow is formed too (no select): a copy whose ignore-src predicate is set reads nothing.
-    const std::uint8_t* src = kbase + static_cast<std::uint64_t>(kNarrowEntries || fill ? r : 0u) * row_bytes;
-#pragma unroll
-    for (int l = 0; l < kNL; ++l) cp_async16_fill<kEvictFirst>(st + (j * kNL + l) * 32 + lane, src + l * 64, fill);
-  }
-}
-// ring_issue_narrow by shared-window address (row 63): lane_sa is this lane's piece 0 of stage 0 (ring + lane).
-template <int D, int KC, bool kEvictFirst = false>
-__device__ __forceinline__ void ring_issue_narrow_sa(std::uint32_t lane_sa, int stage, std::uint32_t my_row,
-                                                     const std::uint8_t* kbase, std::uint32_t row_bytes, int grp) {
+__device__ __forceinline__ void ring_issue_narrow(std::uint32_t lane_sa, int stage, std::uint32_t my_row,
+                                                  const std::uint8_t* kbase, std::uint32_t row_bytes, int grp) {
   constexpr int kNL = MmaCfg<D, KC>::kNL;
   const std::uint32_t st = lane_sa + static_cast<std::uint32_t>(stage) * (kRingStage<D, KC> * 16);
 #pragma unroll
@@ -333,7 +312,7 @@ __device__ __forceinline__ void ring_issue_narrow_sa(std::uint32_t lane_sa, int 
     const bool fill = r != cm::kNoKRow;
     const std::uint8_t* src = kbase + static_cast<std::uint64_t>(kNarrowEntries || fill ? r : 0u) * row_bytes;
 #pragma unroll
-    for (int l = 0; l < kNL; ++l) cp_async16_fill_sa<kEvictFirst>(st + (j * kNL + l) * 32 * 16, src + l * 64, fill);
+    for (int l = 0; l < kNL; ++l) cp_async16_fill<kEvictFirst>(st + (j * kNL + l) * 32 * 16, src + l * 64, fill);
   }
 }
 // ring_drain by shared-window address (row 63).
