@@ -49,13 +49,5 @@ inline std::size_t score_workspace_bytes(std::int64_t R, std::int64_t Hq, std::i
 bool head_dim_supported(std::int64_t D);
 // Name of the error code.
 const char* error_string(int code);
-// The L2 evict-first cache policy the packed kernels' streamed K copies take (`used`) and the one this device's
-// createpolicy.fractional.L2::evict_first (fraction 1.0) returns (`created`), read back by a one-thread kernel:
-// test_gpu's CudaCachePolicy checks that they agree (experiment row 64 takes `used` from a constant). CUDA only
-// (elsewhere: returns nonzero).
-struct EvictFirstPolicy {
-  std::uint64_t used = 0, created = 0;
-};
-int read_evict_first_policy(EvictFirstPolicy* out);
 
 }  // namespace ixo::gpu

@@ -146,29 +146,4 @@ int launch_fill_u32(void* dst, std::uint32_t bits, std::size_t n, void* stream) 
 
 const char* error_string(int code) { return gpuGetErrorString(static_cast<gpuError_t>(code)); }
 
-#if defined(IXO_GPU_CUDA)
-namespace detail {
-__global__ void evict_first_policy_kernel(unsigned long long* out) {
-  out[0] = l2_evict_first_policy();
-  out[1] = l2_evict_first_policy_created();
-}
-}  // namespace detail
-int read_evict_first_policy(EvictFirstPolicy* out) {
-  unsigned long long* d = nullptr;
-  gpuError_t e = gpuMalloc(reinterpret_cast<void**>(&d), 2 * sizeof(unsigned long long));
-  if (e != gpuSuccess) return static_cast<int>(e);
-  detail::evict_first_policy_kernel<<<1, 1>>>(d);
-  unsigned long long h[2] = {0, 0};
-  e = gpuGetLastError();
-  if (e == gpuSuccess) e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
-  const gpuError_t f = gpuFree(d);
-  if (e == gpuSuccess) e = f;
-  out->used = h[0];
-  out->created = h[1];
-  return static_cast<int>(e);
-}
-#else
-int read_evict_first_policy(EvictFirstPolicy*) { return -1; }
-#endif
-
 }  // namespace ixo::gpu

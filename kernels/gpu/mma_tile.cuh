@@ -63,29 +63,11 @@ constexpr bool kPackedStreamK = IXO_PACKED_K_EVICT_FIRST != 0;
 #define IXO_FP8_LONG_PLAIN_COPIES 0
 #endif
 constexpr std::int64_t kLongCtaBlocks = 128;
-// The L2 evict-first cache policy this device creates (createpolicy.fractional.L2::evict_first, fraction 1.0).
-__device__ __forceinline__ unsigned long long l2_evict_first_policy_created() {
+// The L2 evict-first cache policy of the streamed copies (cp_async16, cp_async16_fill).
+__device__ __forceinline__ unsigned long long l2_evict_first_policy() {
   unsigned long long policy;
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
   return policy;
-}
-// Experiment row 64 (session 41): the streamed copies take the evict-first policy from the constant bank
-// (kEvictFirstPolicy, the bits CUTLASS names CacheHintSm90::EVICT_FIRST), not from createpolicy's result in a
-// register, which the compiler moved into a uniform register pair before every copy (R2UR: 16 of a packed
-// sub-tile's ~347 warp instructions); a constant-bank value goes to the copies' descriptor by ULDC, once a group.
-// test_gpu's CudaCachePolicy checks the bits against the device's createpolicy (gpu::read_evict_first_policy).
-#ifndef IXO_POLICY_CONSTANT
-#define IXO_POLICY_CONSTANT 0
-#endif
-constexpr unsigned long long kEvictFirstPolicyBits = 0x12F0000000000000ull;
-static __constant__ unsigned long long kEvictFirstPolicy = kEvictFirstPolicyBits;
-// The L2 evict-first cache policy of the streamed copies (cp_async16, cp_async16_fill).
-__device__ __forceinline__ unsigned long long l2_evict_first_policy() {
-  if constexpr (IXO_POLICY_CONSTANT != 0) {
-    return kEvictFirstPolicy;
-  } else {
-    return l2_evict_first_policy_created();
-  }
 }
 template <bool kEvictFirst = false>
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
