@@ -359,16 +359,21 @@ __device__ __forceinline__ void ring_start(Cursor& iss, int nsub, typename Curso
 // lane wrote and read them) and advance iss; then wait for cur's sub-tile and read this lane's
 // pieces of it into kf. Issuing before the wait keeps every stage of the ring in flight while
 // the warp waits (kStages sub-tiles, not kStages - 1).
-template <int D, int KC, class Cursor, class Issue>
-__device__ __forceinline__ void ring_step(const uint4* ring, const Cursor& cur, Cursor& iss, int nsub,
-                                          typename Cursor::Index total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane,
-                                          Issue&& issue) {
+template <int D, int KC, class Cursor, class Issue, class Drain>
+__device__ __forceinline__ void ring_step_then(Cursor& iss, int nsub, typename Cursor::Index total, Issue&& issue,
+                                               Drain&& drain) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
   if (iss.it < total) issue(iss);
   cp_async_commit();
   iss.next(nsub);
   cp_async_wait<kNS - 1>();
-  ring_drain<D, KC>(ring, cur.stage, kf, lane);
+  drain();
+}
+template <int D, int KC, class Cursor, class Issue>
+__device__ __forceinline__ void ring_step(const uint4* ring, const Cursor& cur, Cursor& iss, int nsub,
+                                          typename Cursor::Index total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL], int lane,
+                                          Issue&& issue) {
+  ring_step_then<D, KC>(iss, nsub, total, issue, [&] { ring_drain<D, KC>(ring, cur.stage, kf, lane); });
 }
 
 // ring_step by shared-window address (row 63's narrow loop).
@@ -376,12 +381,7 @@ template <int D, int KC, class Cursor, class Issue>
 __device__ __forceinline__ void ring_step_sa(std::uint32_t lane_sa, const Cursor& cur, Cursor& iss, int nsub,
                                              typename Cursor::Index total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                              Issue&& issue) {
-  constexpr int kNS = MmaCfg<D, KC>::kStages;
-  if (iss.it < total) issue(iss);
-  cp_async_commit();
-  iss.next(nsub);
-  cp_async_wait<kNS - 1>();
-  ring_drain_sa<D, KC>(lane_sa, cur.stage, kf);
+  ring_step_then<D, KC>(iss, nsub, total, issue, [&] { ring_drain_sa<D, KC>(lane_sa, cur.stage, kf); });
 }
 
 // ring_start with an EntryRing: first the entries of sub-tiles iss.it + kStages - 1 ..
