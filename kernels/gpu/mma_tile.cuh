@@ -254,6 +254,14 @@ constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 // SR_CgaCtaId, then LEA / ULEA) the compiler rebuilt in every sub-tile for the copies and again for the reads. H100
 // (docs/experiments/data/s41-smem-addr-h100): hot packed e4m3fn step -2 %, per-row e4m3fn 32 x 524288 -1.4 %, the
 // rest level; ~357 -> ~347 warp instructions a sub-tile.
+// Experiment row 65 (session 41, built, not measured; default 0): the narrow loop issues its copies in every step,
+// also past the tile's last sub-tile, where every entry is common::kNoEntry (lane_token: none past `total`) and the
+// copies zero-fill (ignore-src: nothing read), instead of branching around them (if (iss.it < total)): the branch
+// and its divergence bookkeeping (BSSY / BSYNC) leave every sub-tile; the last kStages - 1 steps of a tile copy zeros.
+#ifndef IXO_NARROW_ISSUE_PAST_END
+#define IXO_NARROW_ISSUE_PAST_END 0
+#endif
+constexpr bool kNarrowIssuePastEnd = IXO_NARROW_ISSUE_PAST_END != 0 && kNarrowEntries;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
@@ -359,11 +367,12 @@ __device__ __forceinline__ void ring_start(Cursor& iss, int nsub, typename Curso
 // lane wrote and read them) and advance iss; then wait for cur's sub-tile and read this lane's
 // pieces of it into kf. Issuing before the wait keeps every stage of the ring in flight while
 // the warp waits (kStages sub-tiles, not kStages - 1).
-template <int D, int KC, class Cursor, class Issue, class Drain>
+// kIssuePastEnd (row 65): issue whatever iss is (past the end the issue must copy nothing: zero-fill), no branch.
+template <int D, int KC, bool kIssuePastEnd = false, class Cursor, class Issue, class Drain>
 __device__ __forceinline__ void ring_step_then(Cursor& iss, int nsub, typename Cursor::Index total, Issue&& issue,
                                                Drain&& drain) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
-  if (iss.it < total) issue(iss);
+  if (kIssuePastEnd || iss.it < total) issue(iss);
   cp_async_commit();
   iss.next(nsub);
   cp_async_wait<kNS - 1>();
@@ -381,7 +390,8 @@ template <int D, int KC, class Cursor, class Issue>
 __device__ __forceinline__ void ring_step_sa(std::uint32_t lane_sa, const Cursor& cur, Cursor& iss, int nsub,
                                              typename Cursor::Index total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                              Issue&& issue) {
-  ring_step_then<D, KC>(iss, nsub, total, issue, [&] { ring_drain_sa<D, KC>(lane_sa, cur.stage, kf); });
+  ring_step_then<D, KC, kNarrowIssuePastEnd>(iss, nsub, total, issue,
+                                             [&] { ring_drain_sa<D, KC>(lane_sa, cur.stage, kf); });
 }
 
 // ring_start with an EntryRing: first the entries of sub-tiles iss.it + kStages - 1 ..
