@@ -262,6 +262,16 @@ constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 #define IXO_NARROW_ISSUE_PAST_END 0
 #endif
 constexpr bool kNarrowIssuePastEnd = IXO_NARROW_ISSUE_PAST_END != 0 && kNarrowEntries;
+// Experiment row 66 (session 41, built, not measured; default 0): the narrow copies' K base converted once to a
+// global-space address (cvta.to.global, indexer_kernels.cuh's kbase_narrow). With the generic pointer ptxas splits
+// the base into a register offset plus the constant-bank p.k and adds p.k back into every copy's address (LDC.64 and
+// 4 IADD3 / IADD3.X pairs a sub-tile); with the converted one it keeps the base whole (static: the loop 562 -> 554,
+// the packed e4m3fn kernel 20384 -> 20280 instructions, 168 registers). cp.async's source is a global-space address:
+// this is also its documented form (a generic pointer works because the global window is identity-mapped).
+#ifndef IXO_NARROW_KBASE_GLOBAL
+#define IXO_NARROW_KBASE_GLOBAL 0
+#endif
+constexpr bool kNarrowKbaseGlobal = IXO_NARROW_KBASE_GLOBAL != 0 && kNarrowLoop;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
