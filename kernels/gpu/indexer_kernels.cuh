@@ -212,18 +212,26 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   };
   // Row 63: this lane's piece 0 of the warp's ring stage 0, by shared-window address (the narrow loop's copies).
   const std::uint32_t lane_sa = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring + lane));
-  // Row 66 (kNarrowKbaseGlobal): the narrow copies' K base as a global-space address (cvta.to.global): ptxas keeps it
-  // whole instead of adding the constant-bank p.k back into every copy's address.
+  // Row 66 (kNarrowGlobalBases): the narrow copies' K base as a global-space address (cvta.to.global): ptxas keeps it
+  // whole instead of adding the constant-bank p.k back into every copy's address. The same for the entries' row.
   const std::uint8_t* kbase_narrow = kbase;
-  if constexpr (kNarrowKbaseGlobal) asm("cvta.to.global.u64 %0, %1;" : "=l"(kbase_narrow) : "l"(kbase));
+  if constexpr (kNarrowGlobalBases) asm("cvta.to.global.u64 %0, %1;" : "=l"(kbase_narrow) : "l"(kbase));
   auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
     ring_issue_narrow<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase_narrow, static_cast<std::uint32_t>(row_bytes),
                                        grp);
   };
   // Row 61 (kNarrowEntries): the narrow loop's entries ahead, one int32 each (common::kNoEntry: not loaded).
+  const std::int32_t* r2t_narrow = r2t_row;
+  if constexpr (kNarrowGlobalBases) asm("cvta.to.global.u64 %0, %1;" : "=l"(r2t_narrow) : "l"(r2t_row));
   auto load_r2t_narrow = [&](const auto& c) -> std::int32_t {
     const auto t = lane_token(c);
-    return t >= 0 ? __ldg(r2t_row + t) : cm::kNoEntry;
+    if constexpr (kNarrowGlobalBases) {
+      std::int32_t v = cm::kNoEntry;
+      if (t >= 0) asm volatile("ld.global.nc.b32 %0, [%1];" : "=r"(v) : "l"(r2t_narrow + t));
+      return v;
+    } else {
+      return t >= 0 ? __ldg(r2t_row + t) : cm::kNoEntry;
+    }
   };
 
   // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the

@@ -262,16 +262,17 @@ constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 #define IXO_NARROW_ISSUE_PAST_END 0
 #endif
 constexpr bool kNarrowIssuePastEnd = IXO_NARROW_ISSUE_PAST_END != 0 && kNarrowEntries;
-// Experiment row 66 (session 41, built, not measured; default 0): the narrow copies' K base converted once to a
-// global-space address (cvta.to.global, indexer_kernels.cuh's kbase_narrow). With the generic pointer ptxas splits
-// the base into a register offset plus the constant-bank p.k and adds p.k back into every copy's address (LDC.64 and
-// 4 IADD3 / IADD3.X pairs a sub-tile); with the converted one it keeps the base whole (static: the loop 562 -> 554,
-// the packed e4m3fn kernel 20384 -> 20280 instructions, 168 registers). cp.async's source is a global-space address:
-// this is also its documented form (a generic pointer works because the global window is identity-mapped).
-#ifndef IXO_NARROW_KBASE_GLOBAL
-#define IXO_NARROW_KBASE_GLOBAL 0
+// Experiment row 66 (session 41, built, not measured; default 0): the narrow loop's global bases converted once to
+// global-space addresses (cvta.to.global; indexer_kernels.cuh's kbase_narrow and r2t_narrow, the entries read with
+// ld.global.nc). With generic pointers ptxas rebuilt both in every sub-tile: the K base split into a register offset
+// plus the constant-bank p.k, added back into every copy's address (LDC.64 and 4 IADD3 / IADD3.X pairs), and the
+// req_to_token row from sid * width in 64 bits (~8). Static: the loop 562 -> 548, the packed e4m3fn kernel
+// 20384 -> 20232 instructions, 168 registers, no spills. (cp.async and ld.global take global-space addresses: this is
+// their documented form; generic pointers work because the global window is identity-mapped.)
+#ifndef IXO_NARROW_GLOBAL_BASES
+#define IXO_NARROW_GLOBAL_BASES 0
 #endif
-constexpr bool kNarrowKbaseGlobal = IXO_NARROW_KBASE_GLOBAL != 0 && kNarrowLoop;
+constexpr bool kNarrowGlobalBases = IXO_NARROW_GLOBAL_BASES != 0 && kNarrowLoop;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
