@@ -10,6 +10,7 @@
 #include "gpu/gpu_port.hpp"
 #include "gpu/indexer_launch.hpp"
 #include "gpu/mma_tile.cuh"
+#include "gpu/raw_loop.cuh"
 #include "gpu/scalar_tile.cuh"
 #include "gpu/score_state.cuh"
 #include "gpu/topk_kernel.cuh"
