@@ -100,38 +100,42 @@ __device__ __forceinline__ void cp_async16_fill(unsigned sa, const void* gmem, b
       : "memory");
 }
 
+// The shared-window address of this lane's piece l of n-tile j in ring stage `stage` (row 63): lane_sa is the one of
+// its piece 0 of stage 0 (ring + lane); the layout is ring_issue / ring_drain's, [stage][j][l][lane] 16-byte pieces.
+template <int D, int KC>
+__device__ __forceinline__ std::uint32_t ring_piece_sa(std::uint32_t lane_sa, int stage, int j, int l) {
+  return lane_sa + static_cast<std::uint32_t>(stage) * (kRingStage<D, KC> * 16) +
+         (j * MmaCfg<D, KC>::kNL + l) * 32 * 16;
+}
+
 // ring_issue in 32 bits (row 60's narrow loop): my_row is this lane's K row (common::narrow_k_row; kNoKRow: none,
 // zero-filled), row_bytes fits 32 bits (common::narrow_index_fits), so a piece's address is one 32 x 32 -> 64-bit
 // multiply-add and a shuffle moves one register, not two. Row 61: the address of kNoKRow is formed too (no select: a
-// copy whose ignore-src predicate is set reads nothing). Row 63: lane_sa is the shared-window address of this lane's
-// piece 0 of ring stage 0 (ring + lane).
+// copy whose ignore-src predicate is set reads nothing). Row 63: the pieces by shared-window address (ring_piece_sa).
 template <int D, int KC, bool kEvictFirst = false>
 __device__ __forceinline__ void ring_issue_narrow(std::uint32_t lane_sa, int stage, std::uint32_t my_row,
                                                   const std::uint8_t* kbase, std::uint32_t row_bytes, int grp) {
-  constexpr int kNL = MmaCfg<D, KC>::kNL;
-  const std::uint32_t st = lane_sa + static_cast<std::uint32_t>(stage) * (kRingStage<D, KC> * 16);
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const std::uint32_t r = __shfl_sync(0xffffffffu, my_row, j * 8 + grp);
     const bool fill = r != cm::kNoKRow;
     const std::uint8_t* src = kbase + static_cast<std::uint64_t>(kNarrowEntries || fill ? r : 0u) * row_bytes;
 #pragma unroll
-    for (int l = 0; l < kNL; ++l) cp_async16_fill<kEvictFirst>(st + (j * kNL + l) * 32 * 16, src + l * 64, fill);
+    for (int l = 0; l < MmaCfg<D, KC>::kNL; ++l)
+      cp_async16_fill<kEvictFirst>(ring_piece_sa<D, KC>(lane_sa, stage, j, l), src + l * 64, fill);
   }
 }
 // ring_drain by shared-window address (row 63).
 template <int D, int KC>
 __device__ __forceinline__ void ring_drain_sa(std::uint32_t lane_sa, int stage, uint4 (&kf)[4][MmaCfg<D, KC>::kNL]) {
-  constexpr int kNL = MmaCfg<D, KC>::kNL;
-  const std::uint32_t st = lane_sa + static_cast<std::uint32_t>(stage) * (kRingStage<D, KC> * 16);
 #pragma unroll
   for (int j = 0; j < 4; ++j)
 #pragma unroll
-    for (int l = 0; l < kNL; ++l) {
+    for (int l = 0; l < MmaCfg<D, KC>::kNL; ++l) {
       uint4& v = kf[j][l];
       asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
                    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "r"(st + (j * kNL + l) * 32 * 16)
+                   : "r"(ring_piece_sa<D, KC>(lane_sa, stage, j, l))
                    : "memory");
     }
 }
