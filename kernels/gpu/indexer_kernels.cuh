@@ -219,7 +219,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   const std::int32_t* r2t_narrow = r2t_row;
   if constexpr (kNarrowGlobalBases) {
     asm("cvta.to.global.u64 %0, %1;" : "=l"(kbase_narrow) : "l"(kbase));
-    asm("cvta.to.global.u64 %0, %1;" : "=l"(r2t_narrow) : "l"(r2t_row));
+    if constexpr (kNarrowGlobalR2t) asm("cvta.to.global.u64 %0, %1;" : "=l"(r2t_narrow) : "l"(r2t_row));
   }
   auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
     ring_issue_narrow<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase_narrow, static_cast<std::uint32_t>(row_bytes),
@@ -228,7 +228,7 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   // Row 61 (kNarrowEntries): the narrow loop's entries ahead, one int32 each (common::kNoEntry: not loaded).
   auto entry_raw = [](const Entry& e) { return e.loaded ? e.raw : cm::kNoEntry; };
   auto load_r2t_narrow = [&](const auto& c) -> std::int32_t {
-    if constexpr (kNarrowGlobalBases) {
+    if constexpr (kNarrowGlobalR2t) {
       const auto t = lane_token(c);
       std::int32_t v = cm::kNoEntry;
       if (t >= 0) asm volatile("ld.global.nc.b32 %0, [%1];" : "=r"(v) : "l"(r2t_narrow + t));

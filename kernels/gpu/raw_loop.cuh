@@ -72,6 +72,8 @@ constexpr bool kNarrowIssuePastEnd = IXO_NARROW_ISSUE_PAST_END != 0 && kNarrowEn
 #define IXO_NARROW_GLOBAL_BASES 0
 #endif
 constexpr bool kNarrowGlobalBases = IXO_NARROW_GLOBAL_BASES != 0 && kNarrowLoop;
+// Session 42: -DIXO_NARROW_GLOBAL_BASES=2 converts the K base only (the entries keep load_r2t's plain load).
+constexpr bool kNarrowGlobalR2t = IXO_NARROW_GLOBAL_BASES == 1 && kNarrowLoop;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
