@@ -256,12 +256,11 @@ __device__ __forceinline__ void ring_start(Cursor& iss, int nsub, typename Curso
 // lane wrote and read them) and advance iss; then wait for cur's sub-tile and read this lane's
 // pieces of it into kf. Issuing before the wait keeps every stage of the ring in flight while
 // the warp waits (kStages sub-tiles, not kStages - 1).
-// kIssuePastEnd (row 65): issue whatever iss is (past the end the issue must copy nothing: zero-fill), no branch.
-template <int D, int KC, bool kIssuePastEnd = false, class Cursor, class Issue, class Drain>
+template <int D, int KC, class Cursor, class Issue, class Drain>
 __device__ __forceinline__ void ring_step_then(Cursor& iss, int nsub, typename Cursor::Index total, Issue&& issue,
                                                Drain&& drain) {
   constexpr int kNS = MmaCfg<D, KC>::kStages;
-  if (kIssuePastEnd || iss.it < total) issue(iss);
+  if (iss.it < total) issue(iss);
   cp_async_commit();
   iss.next(nsub);
   cp_async_wait<kNS - 1>();

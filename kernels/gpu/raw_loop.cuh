@@ -53,17 +53,10 @@ constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 // SR_CgaCtaId, then LEA / ULEA) the compiler rebuilt in every sub-tile for the copies and again for the reads. H100
 // (docs/experiments/data/s41-smem-addr-h100): hot packed e4m3fn step -2 %, per-row e4m3fn 32 x 524288 -1.4 %, the
 // rest level; ~357 -> ~347 warp instructions a sub-tile.
-// Experiment row 65 (session 41, built, not measured; default 0): the narrow loop issues its copies in every step,
-// also past the tile's last sub-tile, where every entry is common::kNoEntry (lane_token: none past `total`) and the
-// copies zero-fill (ignore-src: nothing read), instead of branching around them (if (iss.it < total)): the branch
-// and its divergence bookkeeping (BSSY / BSYNC) leave every sub-tile; the last kStages - 1 steps of a tile copy zeros.
-#ifndef IXO_NARROW_ISSUE_PAST_END
-#define IXO_NARROW_ISSUE_PAST_END 0
-#endif
-constexpr bool kNarrowIssuePastEnd = IXO_NARROW_ISSUE_PAST_END != 0 && kNarrowEntries;
-// Experiment row 66 (session 41, built, not measured; default 0): the narrow loop's global bases converted once to
-// global-space addresses (cvta.to.global; indexer_kernels.cuh's kbase_narrow and r2t_narrow, the entries read with
-// ld.global.nc). With generic pointers ptxas rebuilt both in every sub-tile: the K base split into a register offset
+// Experiment row 66 (session 41; measured session 42, not adopted, default 0: hot packed e4m3fn -1.1 % but cold
+// per-row e4m3fn +2..+4 % on an H100; value 2 = row 66b, the K base only, built, not measured): the narrow loop's
+// global bases converted once to global-space addresses (cvta.to.global; indexer_kernels.cuh's kbase_narrow and
+// r2t_narrow, the entries read with ld.global.nc). With generic pointers ptxas rebuilt both in every sub-tile: the K base split into a register offset
 // plus the constant-bank p.k, added back into every copy's address (LDC.64 and 4 IADD3 / IADD3.X pairs), and the
 // req_to_token row from sid * width in 64 bits (~8). Static: the loop 562 -> 548, the packed e4m3fn kernel
 // 20384 -> 20232 instructions, 168 registers, no spills. (cp.async and ld.global take global-space addresses: this is
@@ -147,8 +140,7 @@ template <int D, int KC, class Cursor, class Issue>
 __device__ __forceinline__ void ring_step_sa(std::uint32_t lane_sa, const Cursor& cur, Cursor& iss, int nsub,
                                              typename Cursor::Index total, uint4 (&kf)[4][MmaCfg<D, KC>::kNL],
                                              Issue&& issue) {
-  ring_step_then<D, KC, kNarrowIssuePastEnd>(iss, nsub, total, issue,
-                                             [&] { ring_drain_sa<D, KC>(lane_sa, cur.stage, kf); });
+  ring_step_then<D, KC>(iss, nsub, total, issue, [&] { ring_drain_sa<D, KC>(lane_sa, cur.stage, kf); });
 }
 
 }  // namespace ixo::gpu::detail
