@@ -213,30 +213,17 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   };
   // Row 63: this lane's piece 0 of the warp's ring stage 0, by shared-window address (the narrow loop's copies).
   const std::uint32_t lane_sa = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring + lane));
-  // Row 66 (kNarrowGlobalBases): the narrow loop's K base and req_to_token row as global-space addresses
-  // (cvta.to.global): ptxas keeps them whole instead of rebuilding them (p.k added back into every copy's address).
+  // Row 66b (kNarrowGlobalKbase): the narrow loop's K base as a global-space address (cvta.to.global): ptxas keeps it
+  // whole instead of adding p.k back into every copy's address.
   const std::uint8_t* kbase_narrow = kbase;
-  const std::int32_t* r2t_narrow = r2t_row;
-  if constexpr (kNarrowGlobalBases) {
-    asm("cvta.to.global.u64 %0, %1;" : "=l"(kbase_narrow) : "l"(kbase));
-    if constexpr (kNarrowGlobalR2t) asm("cvta.to.global.u64 %0, %1;" : "=l"(r2t_narrow) : "l"(r2t_row));
-  }
+  if constexpr (kNarrowGlobalKbase) asm("cvta.to.global.u64 %0, %1;" : "=l"(kbase_narrow) : "l"(kbase));
   auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
     ring_issue_narrow<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase_narrow, static_cast<std::uint32_t>(row_bytes),
                                        grp);
   };
   // Row 61 (kNarrowEntries): the narrow loop's entries ahead, one int32 each (common::kNoEntry: not loaded).
   auto entry_raw = [](const Entry& e) { return e.loaded ? e.raw : cm::kNoEntry; };
-  auto load_r2t_narrow = [&](const auto& c) -> std::int32_t {
-    if constexpr (kNarrowGlobalR2t) {
-      const auto t = lane_token(c);
-      std::int32_t v = cm::kNoEntry;
-      if (t >= 0) asm volatile("ld.global.nc.b32 %0, [%1];" : "=r"(v) : "l"(r2t_narrow + t));
-      return v;
-    } else {
-      return entry_raw(load_r2t(c));
-    }
-  };
+  auto load_r2t_narrow = [&](const auto& c) -> std::int32_t { return entry_raw(load_r2t(c)); };
 
   // Three cursors: the sub-tile scored (cur), the one issued (iss, kNS - 1 ahead) and the
   // one whose req_to_token entries are loaded (ahd, kSlotAhead further).

@@ -53,20 +53,19 @@ constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 // SR_CgaCtaId, then LEA / ULEA) the compiler rebuilt in every sub-tile for the copies and again for the reads. H100
 // (docs/experiments/data/s41-smem-addr-h100): hot packed e4m3fn step -2 %, per-row e4m3fn 32 x 524288 -1.4 %, the
 // rest level; ~357 -> ~347 warp instructions a sub-tile.
-// Experiment row 66 (session 41; measured session 42, not adopted, default 0: hot packed e4m3fn -1.1 % but cold per-row
-// e4m3fn +2..+4 % on an H100; value 2 = row 66b, the K base only, built, not measured): the narrow loop's global bases
-// converted once to global-space addresses (cvta.to.global; indexer_kernels.cuh's kbase_narrow and r2t_narrow, the
-// entries read with ld.global.nc). With generic pointers ptxas rebuilt both in every sub-tile: the K base split into a
-// register offset plus the constant-bank p.k, added back into every copy's address (LDC.64 and 4 IADD3 / IADD3.X
-// pairs), and the req_to_token row from sid * width in 64 bits (~8). Static: the loop 562 -> 548, the packed e4m3fn
-// kernel 20384 -> 20232 instructions, 168 registers, no spills. (cp.async and ld.global take global-space addresses:
-// this is their documented form; generic pointers work because the global window is identity-mapped.)
-#ifndef IXO_NARROW_GLOBAL_BASES
-#define IXO_NARROW_GLOBAL_BASES 0
+// Experiment row 66 (session 41; measured session 42, not adopted: hot packed e4m3fn -1.1 % but cold per-row e4m3fn
+// +2..+4 % on an H100): the narrow loop's K base and req_to_token row converted once to global-space addresses
+// (cvta.to.global, the entries read with ld.global.nc). With generic pointers ptxas rebuilt both in every sub-tile: the
+// K base split into a register offset plus the constant-bank p.k, added back into every copy's address (LDC.64 and 4
+// IADD3 / IADD3.X pairs), and the req_to_token row from sid * width in 64 bits (~8). Static: the loop 562 -> 548.
+// The tree keeps the K base's half (row 66b, session 42, built, not measured; default 0: indexer_kernels.cuh's
+// kbase_narrow; the loop 562 -> 554, per-row 541 -> 536, 168 registers); the req_to_token half is
+// docs/experiments/narrow-global-r2t.patch (IXO_NARROW_GLOBAL_R2T). cp.async and ld.global take global-space
+// addresses: this is their documented form; generic pointers work because the global window is identity-mapped.
+#ifndef IXO_NARROW_GLOBAL_KBASE
+#define IXO_NARROW_GLOBAL_KBASE 0
 #endif
-constexpr bool kNarrowGlobalBases = IXO_NARROW_GLOBAL_BASES != 0 && kNarrowLoop;
-// Session 42: -DIXO_NARROW_GLOBAL_BASES=2 converts the K base only (the entries keep load_r2t's plain load).
-constexpr bool kNarrowGlobalR2t = IXO_NARROW_GLOBAL_BASES == 1 && kNarrowLoop;
+constexpr bool kNarrowGlobalKbase = IXO_NARROW_GLOBAL_KBASE != 0 && kNarrowLoop;
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
