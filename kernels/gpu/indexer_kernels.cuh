@@ -213,13 +213,8 @@ __device__ __forceinline__ void score_mma_tile(const ScoreParams& p, std::int64_
   };
   // Row 63: this lane's piece 0 of the warp's ring stage 0, by shared-window address (the narrow loop's copies).
   const std::uint32_t lane_sa = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring + lane));
-  // Row 66b (kNarrowGlobalKbase): the narrow loop's K base as a global-space address (cvta.to.global): ptxas keeps it
-  // whole instead of adding p.k back into every copy's address.
-  const std::uint8_t* kbase_narrow = kbase;
-  if constexpr (kNarrowGlobalKbase) asm("cvta.to.global.u64 %0, %1;" : "=l"(kbase_narrow) : "l"(kbase));
   auto issue_narrow = [&](const auto& c, std::uint32_t my_row) {
-    ring_issue_narrow<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase_narrow, static_cast<std::uint32_t>(row_bytes),
-                                       grp);
+    ring_issue_narrow<D, KC, kStreamK>(lane_sa, c.stage, my_row, kbase, static_cast<std::uint32_t>(row_bytes), grp);
   };
   // Row 61 (kNarrowEntries): the narrow loop's entries ahead, one int32 each (common::kNoEntry: not loaded).
   auto entry_raw = [](const Entry& e) { return e.loaded ? e.raw : cm::kNoEntry; };

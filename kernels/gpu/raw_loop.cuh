@@ -58,14 +58,9 @@ constexpr bool kNarrowEntries = IXO_NARROW_ENTRIES != 0 && kNarrowLoop;
 // (cvta.to.global, the entries read with ld.global.nc). With generic pointers ptxas rebuilt both in every sub-tile: the
 // K base split into a register offset plus the constant-bank p.k, added back into every copy's address (LDC.64 and 4
 // IADD3 / IADD3.X pairs), and the req_to_token row from sid * width in 64 bits (~8). Static: the loop 562 -> 548.
-// The tree keeps the K base's half (row 66b, session 42, built, not measured; default 0: indexer_kernels.cuh's
-// kbase_narrow; the loop 562 -> 554, per-row 541 -> 536, 168 registers); the req_to_token half is
-// docs/experiments/narrow-global-r2t.patch (IXO_NARROW_GLOBAL_R2T). cp.async and ld.global take global-space
-// addresses: this is their documented form; generic pointers work because the global window is identity-mapped.
-#ifndef IXO_NARROW_GLOBAL_KBASE
-#define IXO_NARROW_GLOBAL_KBASE 0
-#endif
-constexpr bool kNarrowGlobalKbase = IXO_NARROW_GLOBAL_KBASE != 0 && kNarrowLoop;
+// Row 66b (session 42, measured session 43, not adopted: the K base's half alone, hot packed e4m3fn -1.4 % but cold
+// per-row e4m3fn +1.6..+2.0 %). Both halves are docs/experiments/narrow-global-bases.patch (IXO_NARROW_GLOBAL_KBASE,
+// IXO_NARROW_GLOBAL_R2T).
 __device__ __forceinline__ bool logit_mult_deferrable(float mult, bool lse, int mutant) {
   return kDeferLogitMult && !lse && mutant == 0 && mult > 0.0f && mult < INFINITY;
 }
