@@ -13,6 +13,7 @@
 # ELSE_TESTS=1 (session 33): on another card, build and run the tree's GPU tests (a_tests) before stopping.
 # P_FLAGS=... (session 33) adds variant P (those flags) to the step bench rounds, e.g. row 54's
 # -DIXO_FP8_LONG_PLAIN_COPIES=1 (the packed fp8 launches of > 128 blocks a CTA keep plain copies).
+# Row 54 ran that way in session 44 (level; docs/experiments row 54): now fp8-long-plain-copies.patch, which P does not apply.
 # PLANT=1 (session 34) also builds L (plant-long-cta.patch) and runs its GPU tests (plant_tests) after A's: on an H200
 # with GATE=1, else with ELSE_TESTS=1. CudaM3.LongPrefixes (its forced-chunk packed runs) must fail; session 34 (H100)
 # saw conformance's random properties (cuda-rows, cuda-packed) fail too, the graph tests pass.

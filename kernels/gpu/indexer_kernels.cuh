@@ -391,7 +391,7 @@ __device__ __noinline__ void score_mma_rows(ScoreParams p, std::int64_t first, i
 // slot ids read here, on the device; the grid never depends on them), else one tile per
 // row of x, scored one after the other by this CTA. The packed tile's plan (group_plan) is
 // computed before the decision, so the slot id and length loads are in flight together.
-// kStreamK: the packed plan's K copies streamed (kPackedStreamK; row 54's knob launches false too).
+// kStreamK: the packed plan's K copies streamed (kPackedStreamK; row 54, fp8-long-plain-copies.patch, launched false).
 template <int D, int KC, bool kPacked, bool kStreamK = kPackedStreamK>
 __global__ void __launch_bounds__(kScoreThreads, KC == cm::kBf16 ? cm::kBf16CtasPerSm : cm::kFp8CtasPerSm)
     score_mma_kernel(ScoreParams p) {

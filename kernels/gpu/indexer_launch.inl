@@ -26,12 +26,6 @@ gpuError_t launch_score_fmt(const detail::ScoreParams& p, dim3 grid, gpuStream_t
 #if defined(IXO_GPU_CUDA)
   if constexpr (D > 0) {
     // The per-row plan runs its own instantiation, without the packed plan's decision code.
-    if constexpr (IXO_FP8_LONG_PLAIN_COPIES && KFMT != cm::kBf16) {  // experiment row 54 (mma_tile.cuh)
-      std::int64_t b0, b1;
-      cm::chunk_blocks(p.NB, p.plan.chunks, 0, &b0, &b1);  // the plan's chunk size (its first chunk is a full one)
-      if (p.plan.pack > 1 && b1 - b0 > detail::kLongCtaBlocks)
-        return launch_score_mma<D, KFMT, true, false>(p, grid, s);
-    }
     if (p.plan.pack > 1) return launch_score_mma<D, KFMT, true>(p, grid, s);
     return launch_score_mma<D, KFMT, false>(p, grid, s);
   }

@@ -56,13 +56,6 @@ namespace ixo::gpu::detail {
 // The packed plans' copies stream K (the native packed kernel, session 30; the CP packed kernel,
 // session 31); the per-row plans' do not (a request's row CTAs share K through L2).
 constexpr bool kPackedStreamK = IXO_PACKED_K_EVICT_FIRST != 0;
-// Experiment row 54 (session 33; 0, the default, compiles it out): the packed fp8 launches whose CTAs each
-// stream more than kLongCtaBlocks blocks keep the plain copies (session 31's H200 lease measured the streamed
-// copies +0.9 % on 32 x 524288 e4m3fn, ~342 blocks a CTA, and -3 % at 16 x 131072, ~43).
-#ifndef IXO_FP8_LONG_PLAIN_COPIES
-#define IXO_FP8_LONG_PLAIN_COPIES 0
-#endif
-constexpr std::int64_t kLongCtaBlocks = 128;
 // The L2 evict-first cache policy of the streamed copies (cp_async16, cp_async16_fill).
 __device__ __forceinline__ unsigned long long l2_evict_first_policy() {
   unsigned long long policy;
